@@ -1,0 +1,21 @@
+package io.hadoopaccel.common.conf;
+
+/**
+ * Names of the configuration keys of the accelerated distribution.
+ *
+ * <p>Defaults and descriptions live only in {@code accel-default.xml}; this class holds the names
+ * so code never spells a key twice. {@code TestAccelDefaults} checks that every constant here is
+ * declared there with a description, and that the file declares nothing else.
+ */
+public final class AccelConfigKeys {
+  /** Prefix of every key we own. */
+  public static final String PREFIX = "hadoop.accel.";
+
+  /** Master switch for native libraries; off means every feature takes its Java path. */
+  public static final String NATIVE_ENABLED = PREFIX + "native.enabled";
+
+  /** Extra directory searched first for native libraries. */
+  public static final String NATIVE_LIB_DIR = PREFIX + "native.lib.dir";
+
+  private AccelConfigKeys() {}
+}

@@ -1,0 +1,106 @@
+package io.hadoopaccel.common.conf;
+
+import java.util.Locale;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * Loads {@code accel-default.xml} as a Hadoop default resource and reads our keys strictly.
+ *
+ * <p>Upstream's {@code Configuration.getBoolean} quietly returns the default for a value such as
+ * {@code "ture"}; a feature switch must not be silently ignored, so these getters reject bad
+ * values with an {@link IllegalArgumentException} naming the key, at the feature's start-up.
+ */
+public final class AccelConfiguration {
+  public static final String DEFAULT_RESOURCE = "accel-default.xml";
+
+  static {
+    Configuration.addDefaultResource(DEFAULT_RESOURCE);
+  }
+
+  private AccelConfiguration() {}
+
+  /**
+   * Makes sure our defaults are registered. Idempotent and cheap; call it from any entry point
+   * (plugin constructor, {@code main}) before reading our keys.
+   */
+  public static void init() {
+    // The static initializer did the work.
+  }
+
+  /** A new {@link Configuration} with Hadoop's and our defaults. */
+  public static Configuration create() {
+    return new Configuration();
+  }
+
+  private static String required(Configuration conf, String key) {
+    String v = conf.getTrimmed(key);
+    if (v == null) {
+      throw new IllegalArgumentException(
+          "Configuration key " + key + " has no value and no default in " + DEFAULT_RESOURCE);
+    }
+    return v;
+  }
+
+  private static IllegalArgumentException bad(String key, String value, String expected) {
+    return new IllegalArgumentException(
+        "Invalid value '" + value + "' for configuration key " + key + ": expected " + expected);
+  }
+
+  /** {@code true} or {@code false} (any case); anything else is an error naming the key. */
+  public static boolean getBoolean(Configuration conf, String key) {
+    String v = required(conf, key);
+    switch (v.toLowerCase(Locale.ROOT)) {
+      case "true":
+        return true;
+      case "false":
+        return false;
+      default:
+        throw bad(key, v, "true or false");
+    }
+  }
+
+  /** An integer in [min, max]. */
+  public static int getInt(Configuration conf, String key, int min, int max) {
+    String v = required(conf, key);
+    long n;
+    try {
+      n = Long.parseLong(v);
+    } catch (NumberFormatException e) {
+      throw bad(key, v, "an integer in [" + min + ", " + max + "]");
+    }
+    if (n < min || n > max) {
+      throw bad(key, v, "an integer in [" + min + ", " + max + "]");
+    }
+    return (int) n;
+  }
+
+  /** A byte size such as {@code 128k}, {@code 64m} or {@code 1g}, in [min, max] bytes. */
+  public static long getBytes(Configuration conf, String key, long min, long max) {
+    String v = required(conf, key);
+    long n;
+    try {
+      n = conf.getLongBytes(key, -1);
+    } catch (IllegalArgumentException e) { // includes NumberFormatException
+      throw bad(key, v, "a size such as 128k, 64m or 1g");
+    }
+    if (n < min || n > max) {
+      throw bad(key, v, "a size between " + min + " and " + max + " bytes");
+    }
+    return n;
+  }
+
+  /** One of the enum's constant names (any case). */
+  public static <E extends Enum<E>> E getEnum(Configuration conf, String key, Class<E> type) {
+    String v = required(conf, key);
+    for (E e : type.getEnumConstants()) {
+      if (e.name().equalsIgnoreCase(v)) {
+        return e;
+      }
+    }
+    StringBuilder names = new StringBuilder();
+    for (E e : type.getEnumConstants()) {
+      names.append(names.length() == 0 ? "" : ", ").append(e.name().toLowerCase(Locale.ROOT));
+    }
+    throw bad(key, v, "one of " + names);
+  }
+}

@@ -1,0 +1,3 @@
+#include "hadoop_accel/accel.h"
+
+const char *hacc_version(void) { return HACC_VERSION_STRING; }
