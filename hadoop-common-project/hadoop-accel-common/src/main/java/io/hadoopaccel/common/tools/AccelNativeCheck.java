@@ -11,7 +11,8 @@ import org.apache.hadoop.util.NativeLibraryChecker;
 
 /**
  * {@code hadoop checknative [-a]}: upstream's report on libhadoop and codecs, followed by one
- * line per native library of ours. With {@code -a} the exit code is 1 if anything is missing.
+ * line per native library of ours. Exit code as stock (1 without libhadoop, which we do not ship);
+ * with {@code -a} also 1 when one of ours is missing.
  */
 public final class AccelNativeCheck {
   private AccelNativeCheck() {}
@@ -29,8 +30,10 @@ public final class AccelNativeCheck {
   public static void main(String[] args) {
     boolean checkAll = Arrays.asList(args).contains("-a");
     int upstream = 0;
-    // Upstream's checker ends in ExitUtil.terminate(); keep the JVM to print our lines after it.
+    // Upstream's checker ends in ExitUtil.terminate(); keep the JVM to print our lines after it,
+    // without the "Terminate called" stack trace ExitUtil logs when exits are disabled.
     ExitUtil.disableSystemExit();
+    org.apache.log4j.Logger.getLogger(ExitUtil.class).setLevel(org.apache.log4j.Level.OFF);
     try {
       NativeLibraryChecker.main(args);
     } catch (ExitUtil.ExitException e) {
