@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""A/B benchmark: one workload under configurations A and B, interleaved (A B A B ...).
+
+  ab.py --workload wordcount --size 256m --a-name stock --b-name kism \
+        --b-args "-Dmapreduce.job.reduce.shuffle.consumer.plugin.class=..." -n 5 --out DIR
+
+By default it brings up a pseudo-distributed cluster from our tarball and takes it down after;
+--cluster-env FILE uses a running cluster instead (e.g. the emulated one). --smoke is the tiny
+stock-vs-stock run the test suite uses to keep the harness from rotting.
+Writes DIR/results.json, DIR/report.md, DIR/phases.png and DIR/timeline.png.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import glob
+import hashlib
+import json
+import os
+import platform
+import shlex
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from hacbench import cluster as clusters  # noqa: E402
+from hacbench import history, probes, report  # noqa: E402
+from hacbench.workloads import WORKLOADS, expand, with_job_args  # noqa: E402
+
+REPO = clusters.REPO
+
+
+def parse_size(s: str) -> int:
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    s = s.strip().lower()
+    if s[-1:] in units:
+        return int(float(s[:-1]) * units[s[-1]])
+    return int(s)
+
+
+def machine() -> str:
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / (1 << 30)
+    cpu = "unknown cpu"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB, {platform.system()} {platform.release()}"
+
+
+def paths(c: clusters.Cluster) -> dict:
+    home = c.env("HADOOP_HOME")
+
+    def one(pattern: str) -> str:
+        hits = sorted(glob.glob(pattern))
+        return hits[0] if hits else pattern
+
+    return {
+        "jar": one(f"{home}/share/hadoop/mapreduce/hadoop-accel-workloads-*.jar"),
+        "examples": one(f"{home}/share/hadoop/mapreduce/hadoop-mapreduce-examples-*.jar"),
+        "streaming": one(f"{home}/share/hadoop/tools/lib/hadoop-streaming-*.jar"),
+        "bin": str(REPO / "target/native/bin"),
+        "py": str(REPO / "hadoop-mapreduce-project/hadoop-accel-workloads/src/main/python"),
+    }
+
+
+def output_digest(c: clusters.Cluster, out: str, ordered: bool) -> str:
+    """Digest of a job's output, so A and B can be checked to produce the same result."""
+    sort = "" if ordered else " | LC_ALL=C sort"
+    p = c.sh(f"hdfs dfs -cat {shlex.quote(out)}/part-*{sort} | md5sum")
+    return p.stdout.split()[0]
+
+
+def fetch_job(c: clusters.Cluster, job_id: str, timeout_s: float = 60) -> dict:
+    fetch = history.http_fetch(c.history_url)
+    deadline = time.monotonic() + timeout_s
+    while True:  # the history server sees a job once its AM has moved the history file
+        try:
+            return history.job_facts(fetch, job_id)
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--workload", choices=sorted(WORKLOADS), default="wordcount")
+    ap.add_argument("--size", default="64m", help="input size (k/m/g)")
+    ap.add_argument("--a-name", default="stock")
+    ap.add_argument("--a-args", default="", help="job options of A, e.g. '-Dkey=value ...'")
+    ap.add_argument("--b-name", default="stock-again")
+    ap.add_argument("--b-args", default="")
+    ap.add_argument("-n", "--repetitions", type=int, default=3)
+    ap.add_argument("--warmup", type=int, default=1, help="warm-up pairs, not in the statistics")
+    ap.add_argument("--drop-caches", action="store_true", help="drop the page cache before every run (root)")
+    ap.add_argument("--no-probes", action="store_true")
+    ap.add_argument("--cluster-env", help="cluster.env of a running cluster (default: start a pseudo one)")
+    ap.add_argument("--work-dir", default=f"/tmp/hadoop-accel-bench-{os.getuid()}")
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--smoke", action="store_true", help="tiny stock-vs-stock run for the test suite")
+    args = ap.parse_args()
+    if args.smoke:
+        args.size, args.repetitions, args.warmup = "2m", 1, 0
+    wl = WORKLOADS[args.workload]
+    size = parse_size(args.size)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = Path(args.out or REPO / "target/bench" / f"{args.workload}-{stamp}")
+    work = Path(args.work_dir)
+
+    own_cluster = args.cluster_env is None
+    c = clusters.pseudo_up(work) if own_cluster else clusters.Cluster(Path(args.cluster_env))
+    try:
+        url = c.env("CLUSTER_HISTORY_URL")
+        if url:
+            c.history_url = url
+        values = paths(c) | {"size": str(size)} | {k: str(f(size)) for k, f in wl.sizes.items()}
+        values["input"] = f"/bench/{wl.name}-{size}"
+        logs = out / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+
+        if c.sh(f"hdfs dfs -test -e {values['input']}", check=False).returncode != 0:
+            gen = ["hadoop", "jar"] + expand(wl.generate, values)
+            wall, _, rc = c.run_job(gen, logs / "generate.log")
+            if rc != 0:
+                raise SystemExit(f"input generation failed, see {logs / 'generate.log'}")
+            print(f"generated {values['input']} in {wall:.1f}s", flush=True)
+
+        configs = {
+            "A": {"name": args.a_name, "args": shlex.split(args.a_args)},
+            "B": {"name": args.b_name, "args": shlex.split(args.b_args)},
+        }
+        runs = []
+        for i in range(args.warmup + args.repetitions):
+            for key in ("A", "B"):
+                cfg = configs[key]
+                values["output"] = f"/bench-out/{wl.name}-{key}-{i}"
+                c.sh(f"hdfs dfs -rm -r -f -skipTrash {values['output']}")
+                if args.drop_caches:
+                    c.drop_caches()
+                argv = ["hadoop", "jar"] + with_job_args(expand(wl.run, values), cfg["args"])
+                wall, job_ids, rc = c.run_job(argv, logs / f"{key}-{i}.log")
+                if rc != 0 or not job_ids:
+                    raise SystemExit(f"{key} run {i} failed (exit {rc}), see {logs / f'{key}-{i}.log'}")
+                run = {
+                    "config": key,
+                    "index": i,
+                    "warmup": i < args.warmup,
+                    "wall_s": wall,
+                    "job_ids": job_ids,
+                    "job": fetch_job(c, job_ids[-1]),
+                    "output_md5": output_digest(c, values["output"], wl.sorted_output),
+                }
+                c.sh(f"hdfs dfs -rm -r -f -skipTrash {values['output']}")
+                runs.append(run)
+                print(f"{key} ({cfg['name']}) run {i}{' warm-up' if run['warmup'] else ''}: "
+                      f"{wall:.1f}s {job_ids[-1]}", flush=True)
+
+        digests = {r["output_md5"] for r in runs}
+        exp = {
+            "workload": wl.name,
+            "size_bytes": size,
+            "date": datetime.datetime.now().isoformat(timespec="seconds"),
+            "machine": machine(),
+            "cluster": "pseudo-distributed (1 node)" if own_cluster else c.env("CLUSTER_DESCRIPTION") or args.cluster_env,
+            "repetitions": args.repetitions,
+            "warmup": args.warmup,
+            "drop_caches": args.drop_caches,
+            "command": " ".join(shlex.quote(a) for a in sys.argv),
+            "configs": configs,
+            "outputs_identical": len(digests) == 1,
+            "runs": runs,
+        }
+        if not args.no_probes:
+            exp["probes"] = probes.all_probes(str(work), quick=args.smoke)
+        report.write(exp, out)
+        print(f"report: {out / 'report.md'}")
+        if len(digests) != 1:
+            print(f"ERROR: outputs differ between runs: {sorted(digests)}", file=sys.stderr)
+            return 1
+        return 0
+    finally:
+        if own_cluster:
+            clusters.pseudo_down(work)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

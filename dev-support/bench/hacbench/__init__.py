@@ -1,0 +1,1 @@
+"""A/B benchmark harness for the accelerated Hadoop distribution (see ../README.md)."""

@@ -1,0 +1,52 @@
+"""Runs commands against a cluster described by a cluster.env file (pseudo or emulated)."""
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[3]
+JOB_ID = re.compile(r"Running job: (job_\d+_\d+)")
+
+
+@dataclass
+class Cluster:
+    env_file: Path
+    history_url: str = "http://localhost:19888"
+
+    def sh(self, command: str, log: Path | None = None, check: bool = True) -> subprocess.CompletedProcess:
+        """Runs a shell command with the cluster's environment; output to log (or captured)."""
+        full = f". {shlex.quote(str(self.env_file))} && {command}"
+        if log is None:
+            return subprocess.run(["bash", "-c", full], check=check, capture_output=True, text=True)
+        with open(log, "w") as f:
+            return subprocess.run(["bash", "-c", full], check=check, stdout=f, stderr=subprocess.STDOUT, text=True)
+
+    def env(self, name: str) -> str:
+        return self.sh(f'echo "${name}"').stdout.strip()
+
+    def run_job(self, argv: list[str], log: Path) -> tuple[float, list[str], int]:
+        """Runs one client command; returns wall seconds, the job ids it submitted, exit code."""
+        t = time.perf_counter()
+        p = self.sh(" ".join(shlex.quote(a) for a in argv), log=log, check=False)
+        wall = time.perf_counter() - t
+        return wall, JOB_ID.findall(log.read_text(errors="replace")), p.returncode
+
+    def drop_caches(self) -> None:
+        subprocess.run(["sync"], check=True)
+        Path("/proc/sys/vm/drop_caches").write_text("3\n")
+
+
+def pseudo_up(work: Path, extra: list[str]) -> Cluster:
+    cmd = [str(REPO / "dev-support/bin/pseudo-cluster"), "up", "--work-dir", str(work)]
+    for kv in extra:
+        cmd += ["--conf", kv]
+    subprocess.run(cmd, check=True)
+    return Cluster(work / "cluster.env")
+
+
+def pseudo_down(work: Path) -> None:
+    subprocess.run([str(REPO / "dev-support/bin/pseudo-cluster"), "down", "--work-dir", str(work)], check=True)

@@ -1,0 +1,90 @@
+"""Per-run facts from the MapReduce JobHistoryServer REST API (/ws/v1/history)."""
+from __future__ import annotations
+
+import json
+import statistics
+import urllib.request
+from typing import Callable, Optional
+
+# Counters every report shows (group-independent names), in this order.
+COUNTERS = [
+    "FILE_BYTES_READ",
+    "FILE_BYTES_WRITTEN",
+    "HDFS_BYTES_READ",
+    "HDFS_BYTES_WRITTEN",
+    "SPILLED_RECORDS",
+    "REDUCE_SHUFFLE_BYTES",
+    "CPU_MILLISECONDS",
+    "GC_TIME_MILLIS",
+    "DATA_LOCAL_MAPS",
+    "RACK_LOCAL_MAPS",
+    "TOTAL_LAUNCHED_MAPS",
+    "TOTAL_LAUNCHED_REDUCES",
+]
+# Counter groups that are stock Hadoop's; counters of any other group are feature counters.
+STOCK_GROUPS = (
+    "org.apache.hadoop.mapreduce.FileSystemCounter",
+    "org.apache.hadoop.mapreduce.TaskCounter",
+    "org.apache.hadoop.mapreduce.JobCounter",
+    "org.apache.hadoop.mapreduce.lib.input.FileInputFormatCounter",
+    "org.apache.hadoop.mapreduce.lib.output.FileOutputFormatCounter",
+    "Shuffle Errors",
+)
+
+Fetch = Callable[[str], dict]
+
+
+def http_fetch(base: str) -> Fetch:
+    def fetch(path: str) -> dict:
+        with urllib.request.urlopen(base.rstrip("/") + path, timeout=30) as r:
+            return json.load(r)
+    return fetch
+
+
+def _avg(values: list[float]) -> Optional[float]:
+    return statistics.fmean(values) if values else None
+
+
+def job_facts(fetch: Fetch, job_id: str) -> dict:
+    """Phase times (s), counters and a task timeline for one finished job."""
+    base = f"/ws/v1/history/mapreduce/jobs/{job_id}"
+    job = fetch(base)["job"]
+    counters: dict[str, float] = {}
+    feature: dict[str, float] = {}
+    for group in fetch(base + "/counters")["jobCounters"].get("counterGroup", []):
+        for c in group.get("counter", []):
+            name, total = c["name"], c["totalCounterValue"]
+            if group["counterGroupName"] in STOCK_GROUPS:
+                counters[name] = counters.get(name, 0) + total
+            else:
+                feature[f"{group['counterGroupName']}.{name}"] = total
+
+    tasks = fetch(base + "/tasks")["tasks"].get("task", [])
+    timeline = []
+    shuffle, merge, reduce = [], [], []
+    for t in tasks:
+        timeline.append({"type": t["type"], "start": t["startTime"], "finish": t["finishTime"]})
+        if t["type"] != "REDUCE" or t["state"] != "SUCCEEDED":
+            continue
+        attempt = fetch(f"{base}/tasks/{t['id']}/attempts/{t['successfulAttempt']}")["taskAttempt"]
+        shuffle.append((attempt["shuffleFinishTime"] - attempt["startTime"]) / 1000)
+        merge.append((attempt["mergeFinishTime"] - attempt["shuffleFinishTime"]) / 1000)
+        reduce.append((attempt["finishTime"] - attempt["mergeFinishTime"]) / 1000)
+
+    maps = [x for x in timeline if x["type"] == "MAP"]
+    map_phase = (max(m["finish"] for m in maps) - min(m["start"] for m in maps)) / 1000 if maps else None
+    return {
+        "job_id": job_id,
+        "state": job["state"],
+        "job_s": (job["finishTime"] - job["startTime"]) / 1000,
+        "phases": {
+            "map": map_phase,
+            "shuffle": _avg(shuffle),
+            "merge": _avg(merge),
+            "reduce": _avg(reduce),
+        },
+        "counters": {k: counters.get(k) for k in COUNTERS},
+        "feature_counters": feature,
+        "timeline": sorted(timeline, key=lambda x: x["finish"]),
+        "job_start": job["startTime"],
+    }

@@ -1,0 +1,83 @@
+"""The workloads an experiment can run: how to generate the input once, how to run the job.
+
+Jobs come from our workloads jar, upstream's examples jar and streaming jar, all in the tarball.
+Each argv may use {jar} {examples} {streaming} {bin} {py} {input} {output}.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+MB = 1 << 20
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    generate: list[str]  # argv that writes {input}; size-dependent parts via sizes()
+    run: list[str]
+    sizes: dict = field(default_factory=dict)  # extra format keys computed from --size
+    sorted_output: bool = True  # output order is deterministic (else compare sorted lines)
+
+
+def _text(run: list[str], sorted_output: bool = True) -> dict:
+    return dict(generate=["{jar}", "gen-text", "-bytes", "{size}", "-seed", "7", "{input}"], run=run,
+                sorted_output=sorted_output)
+
+
+STREAM = ["{streaming}", "-input", "{input}", "-output", "{output}"]
+
+WORKLOADS = {
+    w.name: w
+    for w in [
+        Workload("wordcount", **_text(["{jar}", "wordcount", "-combiner", "{input}", "{output}"])),
+        Workload("wordcount-nocombiner", **_text(["{jar}", "wordcount", "-nocombiner", "{input}", "{output}"])),
+        Workload("grep", **_text(["{jar}", "grep", "-nosort", "{input}", "{output}", "[a-d][a-z]*e"])),
+        Workload("sort", **_text(["{jar}", "sort", "{input}", "{output}"])),
+        Workload(
+            "invertedindex",
+            generate=["{jar}", "gen-smallfiles", "-numFiles", "{files}", "-fileSize", "1m", "-seed", "7", "{input}"],
+            run=["{jar}", "invertedindex", "{input}", "{output}"],
+            sizes={"files": lambda size: max(1, size // MB)},
+        ),
+        Workload(
+            "adjacencylist",
+            generate=["{jar}", "gen-adjacency", "-bytes", "{size}", "-seed", "7", "{input}"],
+            run=["{jar}", "adjacencylist", "{input}", "{output}"],
+        ),
+        Workload(
+            "selfjoin",
+            generate=["{jar}", "gen-selfjoin", "-records", "{records}", "-seed", "7", "{input}"],
+            run=["{jar}", "selfjoin", "-k", "3", "{input}", "{output}"],
+            sizes={"records": lambda size: max(16, size // 20)},
+        ),
+        Workload(
+            "terasort",
+            generate=["{examples}", "teragen", "{rows}", "{input}"],
+            run=["{examples}", "terasort", "{input}", "{output}"],
+            sizes={"rows": lambda size: max(1, size // 100)},
+        ),
+        Workload("streaming-wc-c", **_text(
+            STREAM + ["-mapper", "{bin}/wordcount-mapper", "-reducer", "{bin}/wordcount-reducer"], False)),
+        Workload("streaming-wc-py", **_text(
+            STREAM + ["-mapper", "python3 {py}/wordcount_mapper.py", "-reducer", "python3 {py}/wordcount_reducer.py"],
+            False)),
+        Workload("streaming-grep-c", **_text(
+            STREAM + ["-mapper", "{bin}/grep-mapper [a-d][a-z]*e", "-reducer", "{bin}/grep-reducer"], False)),
+        Workload("streaming-grep-py", **_text(
+            STREAM + ["-mapper", "python3 {py}/grep_mapper.py [a-d][a-z]*e", "-reducer", "python3 {py}/grep_reducer.py"],
+            False)),
+    ]
+}
+
+
+def expand(argv: list[str], values: dict) -> list[str]:
+    return [a.format(**values) for a in argv]
+
+
+def with_job_args(argv: list[str], job_args: list[str]) -> list[str]:
+    """Puts -D options right after the program name, where Tool's GenericOptionsParser reads them.
+
+    argv[0] is a jar; for our jar and examples the program name follows it, streaming has none.
+    """
+    at = 1 if "streaming" in argv[0] else 2
+    return argv[:at] + job_args + argv[at:]

@@ -1,0 +1,40 @@
+from hacbench import history
+
+JOB = "job_1_0001"
+
+
+def fake_history():
+    """A minimal JobHistoryServer: two maps and one reduce, times in ms."""
+    base = f"/ws/v1/history/mapreduce/jobs/{JOB}"
+    pages = {
+        base: {"job": {"state": "SUCCEEDED", "startTime": 1000, "finishTime": 21000}},
+        base + "/counters": {"jobCounters": {"counterGroup": [
+            {"counterGroupName": "org.apache.hadoop.mapreduce.TaskCounter", "counter": [
+                {"name": "SPILLED_RECORDS", "totalCounterValue": 40},
+                {"name": "REDUCE_SHUFFLE_BYTES", "totalCounterValue": 1234}]},
+            {"counterGroupName": "org.apache.hadoop.mapreduce.JobCounter", "counter": [
+                {"name": "DATA_LOCAL_MAPS", "totalCounterValue": 2}]},
+            {"counterGroupName": "Kism", "counter": [
+                {"name": "VALUE_BYTES_WRITTEN", "totalCounterValue": 0}]},
+        ]}},
+        base + "/tasks": {"tasks": {"task": [
+            {"id": "t_m_0", "type": "MAP", "state": "SUCCEEDED", "startTime": 2000, "finishTime": 6000},
+            {"id": "t_m_1", "type": "MAP", "state": "SUCCEEDED", "startTime": 2500, "finishTime": 8000},
+            {"id": "t_r_0", "type": "REDUCE", "state": "SUCCEEDED", "startTime": 5000, "finishTime": 20000,
+             "successfulAttempt": "a_r_0"},
+        ]}},
+        base + "/tasks/t_r_0/attempts/a_r_0": {"taskAttempt": {
+            "startTime": 5000, "shuffleFinishTime": 9000, "mergeFinishTime": 12000, "finishTime": 20000}},
+    }
+    return lambda path: pages[path]
+
+
+def test_phases_counters_and_timeline():
+    f = history.job_facts(fake_history(), JOB)
+    assert f["job_s"] == 20.0
+    assert f["phases"] == {"map": 6.0, "shuffle": 4.0, "merge": 3.0, "reduce": 8.0}
+    assert f["counters"]["SPILLED_RECORDS"] == 40
+    assert f["counters"]["DATA_LOCAL_MAPS"] == 2
+    assert f["counters"]["FILE_BYTES_READ"] is None  # absent stays absent, not 0
+    assert f["feature_counters"] == {"Kism.VALUE_BYTES_WRITTEN": 0}
+    assert [t["finish"] for t in f["timeline"]] == [6000, 8000, 20000]
