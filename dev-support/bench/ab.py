@@ -177,7 +177,7 @@ def main() -> int:
             "runs": runs,
         }
         if not args.no_probes:
-            exp["probes"] = probes.all_probes(str(work), quick=args.smoke)
+            exp["probes"] = probes.all_probes(str(out), quick=args.smoke)
         report.write(exp, out)
         print(f"report: {out / 'report.md'}")
         if len(digests) != 1:

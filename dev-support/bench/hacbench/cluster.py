@@ -40,7 +40,7 @@ class Cluster:
         Path("/proc/sys/vm/drop_caches").write_text("3\n")
 
 
-def pseudo_up(work: Path, extra: list[str]) -> Cluster:
+def pseudo_up(work: Path, extra: tuple[str, ...] = ()) -> Cluster:
     cmd = [str(REPO / "dev-support/bin/pseudo-cluster"), "up", "--work-dir", str(work)]
     for kv in extra:
         cmd += ["--conf", kv]

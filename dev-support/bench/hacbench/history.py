@@ -41,6 +41,13 @@ def http_fetch(base: str) -> Fetch:
     return fetch
 
 
+def _list(x) -> list:
+    """Jersey renders a one-element array as a bare object: accept both."""
+    if x is None:
+        return []
+    return x if isinstance(x, list) else [x]
+
+
 def _avg(values: list[float]) -> Optional[float]:
     return statistics.fmean(values) if values else None
 
@@ -51,15 +58,15 @@ def job_facts(fetch: Fetch, job_id: str) -> dict:
     job = fetch(base)["job"]
     counters: dict[str, float] = {}
     feature: dict[str, float] = {}
-    for group in fetch(base + "/counters")["jobCounters"].get("counterGroup", []):
-        for c in group.get("counter", []):
+    for group in _list(fetch(base + "/counters")["jobCounters"].get("counterGroup")):
+        for c in _list(group.get("counter")):
             name, total = c["name"], c["totalCounterValue"]
             if group["counterGroupName"] in STOCK_GROUPS:
                 counters[name] = counters.get(name, 0) + total
             else:
                 feature[f"{group['counterGroupName']}.{name}"] = total
 
-    tasks = fetch(base + "/tasks")["tasks"].get("task", [])
+    tasks = _list((fetch(base + "/tasks").get("tasks") or {}).get("task"))
     timeline = []
     shuffle, merge, reduce = [], [], []
     for t in tasks:

@@ -14,8 +14,9 @@ def fake_history():
                 {"name": "REDUCE_SHUFFLE_BYTES", "totalCounterValue": 1234}]},
             {"counterGroupName": "org.apache.hadoop.mapreduce.JobCounter", "counter": [
                 {"name": "DATA_LOCAL_MAPS", "totalCounterValue": 2}]},
-            {"counterGroupName": "Kism", "counter": [
-                {"name": "VALUE_BYTES_WRITTEN", "totalCounterValue": 0}]},
+            # A group of one counter comes as a bare object, not a list.
+            {"counterGroupName": "Kism", "counter":
+                {"name": "VALUE_BYTES_WRITTEN", "totalCounterValue": 0}},
         ]}},
         base + "/tasks": {"tasks": {"task": [
             {"id": "t_m_0", "type": "MAP", "state": "SUCCEEDED", "startTime": 2000, "finishTime": 6000},
