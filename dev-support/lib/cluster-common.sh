@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by dev-support/bin/pseudo-cluster and the emulated cluster: install a tarball
 # into a scratch dir, write the site files, wait for daemons, check for leftovers.
 # Sourced; callers set -euo pipefail.
@@ -87,9 +88,55 @@ wait_until() {
   done
 }
 
+# The same over the daemons' HTTP endpoints (URL: the NameNode's or ResourceManager's web
+# address): a poll costs no client JVM, which is seconds of CPU on a loaded 2-core machine.
+http_page_has() { local page; page=$(curl -sf --max-time 5 "$1") && [[ $page == *"$2"* ]]; }
+http_live_datanodes_are() {
+  http_page_has "$1/jmx?qry=Hadoop:service=NameNode,name=FSNamesystemState" "\"NumLiveDataNodes\" : $2,"
+}
+http_safemode_is_off() { http_page_has "$1/jmx?qry=Hadoop:service=NameNode,name=NameNodeInfo" '"Safemode" : "",'; }
+http_running_nodemanagers_are() { http_page_has "$1/ws/v1/cluster/metrics" "\"activeNodes\":$2,"; }
+
 live_datanodes_are() { hdfs dfsadmin -report -live 2>/dev/null | grep -q "^Live datanodes ($1)"; }
 running_nodemanagers_are() { yarn node -list 2>/dev/null | grep -q "Total Nodes:$1\$"; }
 
+# apply_conf_overrides CONF_DIR NAME=VALUE@FILE...: the --conf options of the cluster scripts,
+# added last so that they win over what the script wrote.
+apply_conf_overrides() {
+  local conf=$1 kv v
+  shift
+  for kv in "$@"; do
+    [[ $kv == *=*@*.xml ]] || die "--conf wants NAME=VALUE@FILE, got $kv"
+    v=${kv#*=}
+    site "$conf/${kv##*@}" "${kv%%=*}" "${v%@*}"
+  done
+}
+
+# own_pids: this script, its forks (same command line) and its ancestors, whose command lines
+# may name the work dir too.
+own_pids() {
+  local pid=$$ mine p
+  while [[ $pid =~ ^[0-9]+$ && $pid -gt 1 ]]; do
+    echo "$pid"
+    pid=$(ps -o ppid= -p "$pid" | tr -d ' ')
+  done
+  mine=$(tr '\0' ' ' < "/proc/$$/cmdline")
+  for p in $(pgrep -s 0 || true); do
+    [[ "$(tr '\0' ' ' 2>/dev/null < "/proc/$p/cmdline")" == "$mine" ]] && echo "$p"
+  done
+  return 0
+}
+
+# without_own_pids: filters stdin (pids, one a line), dropping own_pids and pids gone by now
+# (forks of this script that ran pgrep and the like).
+without_own_pids() {
+  local pid mine
+  mine=" $(own_pids | paste -s -d ' ' -) "
+  while read -r pid; do
+    [[ $mine == *" $pid "* || ! -e /proc/$pid ]] || echo "$pid"
+  done
+}
+
 # leftovers WORK: pids of processes whose command line mentions WORK (daemons log there,
-# containers run there).
-leftovers() { pgrep -f -- "$1/" || true; }
+# containers run there), except this script's own.
+leftovers() { { pgrep -f -- "$1/" || true; } | without_own_pids; }
