@@ -120,7 +120,9 @@ def main() -> int:
         if url:
             c.history_url = url
         values = paths(c) | {"size": str(size)} | {k: str(f(size)) for k, f in wl.sizes.items()}
-        values["input"] = f"/bench/{wl.name}-{size}"
+        # Inputs are named by what generates them, so workloads on the same data share it.
+        gen_key = " ".join(wl.generate[1:]).format(**values | {"input": ""})
+        values["input"] = f"/bench/{wl.generate[1]}-{hashlib.sha1(gen_key.encode()).hexdigest()[:10]}"
         logs = out / "logs"
         logs.mkdir(parents=True, exist_ok=True)
 
