@@ -36,6 +36,7 @@ public class InvertedIndex extends WorkloadTool {
   /** Emits (word, name of the file the split comes from). */
   public static class IndexMapper extends Mapper<LongWritable, Text, Text, Text> {
     private final Text word = new Text();
+    private final Words.Tokenizer words = new Words.Tokenizer();
     private final Text file = new Text();
 
     @Override
@@ -55,21 +56,9 @@ public class InvertedIndex extends WorkloadTool {
     @Override
     protected void map(LongWritable offset, Text line, Context context)
         throws IOException, InterruptedException {
-      byte[] b = line.getBytes();
-      int n = line.getLength();
-      int i = 0;
-      while (i < n) {
-        while (i < n && Words.isSpace(b[i])) {
-          i++;
-        }
-        int start = i;
-        while (i < n && !Words.isSpace(b[i])) {
-          i++;
-        }
-        if (i > start) {
-          word.set(b, start, i - start);
-          context.write(word, file);
-        }
+      words.reset(line);
+      while (words.next(word)) {
+        context.write(word, file);
       }
     }
   }

@@ -33,25 +33,14 @@ public class WordCount extends WorkloadTool {
   public static class TokenizerMapper extends Mapper<LongWritable, Text, Text, IntWritable> {
     private static final IntWritable ONE = new IntWritable(1);
     private final Text word = new Text();
+    private final Words.Tokenizer words = new Words.Tokenizer();
 
     @Override
     protected void map(LongWritable offset, Text line, Context context)
         throws IOException, InterruptedException {
-      byte[] b = line.getBytes();
-      int n = line.getLength();
-      int i = 0;
-      while (i < n) {
-        while (i < n && Words.isSpace(b[i])) {
-          i++;
-        }
-        int start = i;
-        while (i < n && !Words.isSpace(b[i])) {
-          i++;
-        }
-        if (i > start) {
-          word.set(b, start, i - start);
-          context.write(word, ONE);
-        }
+      words.reset(line);
+      while (words.next(word)) {
+        context.write(word, ONE);
       }
     }
   }

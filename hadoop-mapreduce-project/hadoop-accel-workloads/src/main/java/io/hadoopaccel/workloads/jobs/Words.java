@@ -13,4 +13,33 @@ public final class Words {
   public static boolean isSpace(byte b) {
     return b == ' ' || (b >= '\t' && b <= '\r');
   }
+
+  /** Walks the words of a line in place, without copying or decoding the line. */
+  public static final class Tokenizer {
+    private byte[] bytes;
+    private int length;
+    private int pos;
+
+    public void reset(org.apache.hadoop.io.Text line) {
+      bytes = line.getBytes();
+      length = line.getLength();
+      pos = 0;
+    }
+
+    /** Sets {@code word} to the next word and returns true, or returns false at the end. */
+    public boolean next(org.apache.hadoop.io.Text word) {
+      while (pos < length && isSpace(bytes[pos])) {
+        pos++;
+      }
+      int start = pos;
+      while (pos < length && !isSpace(bytes[pos])) {
+        pos++;
+      }
+      if (pos == start) {
+        return false;
+      }
+      word.set(bytes, start, pos - start);
+      return true;
+    }
+  }
 }
