@@ -1,0 +1,273 @@
+package io.hadoopaccel.mapreduce.kism;
+
+import io.hadoopaccel.common.conf.AccelConfigKeys;
+import io.hadoopaccel.common.conf.AccelConfiguration;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.io.RawComparator;
+import org.apache.hadoop.io.compress.CompressionCodec;
+import org.apache.hadoop.mapred.Counters;
+import org.apache.hadoop.mapred.IFileOutputStream;
+import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.mapred.MapOutputFile;
+import org.apache.hadoop.mapred.RawKeyValueIterator;
+import org.apache.hadoop.mapred.Reporter;
+import org.apache.hadoop.mapreduce.MRJobConfig;
+import org.apache.hadoop.mapreduce.TaskAttemptID;
+import org.apache.hadoop.mapreduce.task.reduce.MapOutput;
+import org.apache.hadoop.mapreduce.task.reduce.MergeManager;
+import org.apache.hadoop.util.ShutdownHookManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The reduce-side merge of KISM. Stock {@code MergeManagerImpl} merges in-memory outputs to disk
+ * whenever its buffer fills and merges disk files again whenever more than {@code io.sort.factor}
+ * pile up, rewriting every value on each pass. Here nothing is merged before the reduce:
+ *
+ * <ul>
+ *   <li>a fetched output stays where it lands: in its fetched buffer while the shuffle budget
+ *       has room, otherwise streamed once to a local file, as fetched;
+ *   <li>when the shuffle ends, in-memory outputs beyond what the reducer may keep
+ *       ({@code mapreduce.reduce.input.buffer.percent}) are appended once, unchanged, to a value
+ *       log;
+ *   <li>one merge pass over all outputs at once hands the reducer a {@link RawKeyValueIterator}:
+ *       a heap of one cursor per output compares keys only (in place for in-memory outputs),
+ *       values are never copied between files, and each output is read front to back once.
+ * </ul>
+ *
+ * <p>So every map-output byte is written to local disk at most once and read back at most once,
+ * however many map outputs there are. No combiner runs on the reduce side (Hadoop's contract
+ * allows zero combiner runs there).
+ */
+public class KismMergeManager<K, V> implements MergeManager<K, V> {
+  private static final Logger LOG = LoggerFactory.getLogger(KismMergeManager.class);
+  private static final int MIN_READ_BUFFER = 4 * 1024;
+  // Stock MergeManagerImpl's default for mapreduce.reduce.shuffle.memory.limit.percent.
+  private static final float DEFAULT_SHUFFLE_MEMORY_LIMIT_PERCENT = 0.25f;
+
+  private final TaskAttemptID reduceId;
+  private final JobConf conf;
+  private final FileSystem fs;
+  private final CompressionCodec codec;
+  private final MapOutputFile mapOutputFile;
+  private final Reporter reporter;
+  private final Counters.Counter spilledRecords;
+  private final Counters.Counter mergedMapOutputs;
+
+  private final long memoryLimit;
+  private final long maxSingleShuffleLimit;
+  private final long maxInMemReduce;
+  private final int readBufferBytes;
+  private final int maxOpenFiles;
+
+  private long usedMemory;
+  private int committed;
+  private final List<InMemoryOutput<K, V>> inMemory = new ArrayList<>();
+  private final List<FileSegment> onDisk = new ArrayList<>();
+  private final List<Path> ownFiles = new ArrayList<>();
+  private final Runnable cleanupHook = this::cleanup;
+  private SegmentFiles openFiles;
+
+  /**
+   * Why KISM cannot run this reduce, or null if it can. Anything listed here makes the reduce
+   * use stock Shuffle instead.
+   */
+  static String unsupportedReason(JobConf conf, FileSystem localFs) {
+    if (conf.getBoolean(MRJobConfig.MR_ENCRYPTED_INTERMEDIATE_DATA,
+        MRJobConfig.DEFAULT_MR_ENCRYPTED_INTERMEDIATE_DATA)) {
+      return MRJobConfig.MR_ENCRYPTED_INTERMEDIATE_DATA + " is on (KISM reads map outputs"
+          + " unencrypted)";
+    }
+    if (!(localFs instanceof LocalFileSystem)) {
+      return "the local file system is " + localFs.getClass().getName();
+    }
+    return null;
+  }
+
+  public KismMergeManager(TaskAttemptID reduceId, JobConf conf, FileSystem localFs,
+      CompressionCodec codec, MapOutputFile mapOutputFile, Reporter reporter,
+      Counters.Counter spilledRecords, Counters.Counter mergedMapOutputs) {
+    this.reduceId = reduceId;
+    this.conf = conf;
+    this.fs = ((LocalFileSystem) localFs).getRaw(); // checksums are IFile's own
+    this.codec = codec;
+    this.mapOutputFile = mapOutputFile;
+    this.mapOutputFile.setConf(conf);
+    this.reporter = reporter;
+    this.spilledRecords = spilledRecords;
+    this.mergedMapOutputs = mergedMapOutputs;
+
+    AccelConfiguration.init();
+    float inputBuffer = fraction(conf, MRJobConfig.SHUFFLE_INPUT_BUFFER_PERCENT,
+        MRJobConfig.DEFAULT_SHUFFLE_INPUT_BUFFER_PERCENT);
+    float singleShuffle = fraction(conf, MRJobConfig.SHUFFLE_MEMORY_LIMIT_PERCENT,
+        DEFAULT_SHUFFLE_MEMORY_LIMIT_PERCENT);
+    float reduceBuffer = fraction(conf, MRJobConfig.REDUCE_INPUT_BUFFER_PERCENT, 0f);
+    long heap = conf.getLong(MRJobConfig.REDUCE_MEMORY_TOTAL_BYTES,
+        Runtime.getRuntime().maxMemory());
+    this.memoryLimit = (long) (heap * inputBuffer);
+    this.maxSingleShuffleLimit = Math.min((long) (memoryLimit * singleShuffle),
+        Integer.MAX_VALUE - 8);
+    this.maxInMemReduce = (long) (memoryLimit * reduceBuffer);
+    this.readBufferBytes = (int) AccelConfiguration.getBytes(conf,
+        AccelConfigKeys.KISM_READ_BUFFER_BYTES, MIN_READ_BUFFER, 64L << 20);
+    this.maxOpenFiles = AccelConfiguration.getInt(conf, AccelConfigKeys.KISM_MAX_OPEN_FILES, 2,
+        1 << 20);
+    ShutdownHookManager.get().addShutdownHook(cleanupHook, 10);
+    LOG.info("KISM merge for {}: memoryLimit={} maxSingleShuffleLimit={} maxInMemReduce={}"
+        + " readBuffer={} maxOpenFiles={}", reduceId, memoryLimit, maxSingleShuffleLimit,
+        maxInMemReduce, readBufferBytes, maxOpenFiles);
+  }
+
+  private static float fraction(JobConf conf, String key, float dflt) {
+    float f = conf.getFloat(key, dflt);
+    if (!(f >= 0f && f <= 1f)) {
+      throw new IllegalArgumentException("Invalid value " + conf.get(key) + " for " + key
+          + ": expected a fraction between 0 and 1");
+    }
+    return f;
+  }
+
+  /** Never stalls a fetcher: an output that does not fit in memory goes to disk instead. */
+  @Override
+  public void waitForResource() {}
+
+  @Override
+  public synchronized MapOutput<K, V> reserve(TaskAttemptID mapId, long requestedSize,
+      int fetcher) throws IOException {
+    if (requestedSize <= maxSingleShuffleLimit && usedMemory + requestedSize <= memoryLimit) {
+      usedMemory += requestedSize;
+      return new InMemoryOutput<>(this, conf, codec, mapId, (int) requestedSize);
+    }
+    Path path = mapOutputFile.getInputFileForWrite(mapId.getTaskID(), requestedSize);
+    return new OnDiskOutput<>(this, conf, fs, mapId, requestedSize, path, fetcher);
+  }
+
+  synchronized void unreserve(long size) {
+    usedMemory -= size;
+  }
+
+  synchronized void commit(InMemoryOutput<K, V> out) {
+    out.setOrder(committed++);
+    inMemory.add(out);
+    reporter.incrCounter(KismCounter.SEGMENTS_IN_MEMORY, 1);
+  }
+
+  synchronized void commit(OnDiskOutput<K, V> out) {
+    onDisk.add(new FileSegment(out.path(), 0, out.length(), codec != null, committed++));
+    ownFiles.add(out.path());
+    reporter.incrCounter(KismCounter.SEGMENTS_ON_DISK, 1);
+    reporter.incrCounter(KismCounter.LOCAL_BYTES_WRITTEN, out.length());
+  }
+
+  @Override
+  public RawKeyValueIterator close() throws IOException {
+    List<InMemoryOutput<K, V>> memory;
+    List<FileSegment> files;
+    synchronized (this) {
+      memory = new ArrayList<>(inMemory);
+      files = new ArrayList<>(onDisk);
+      inMemory.clear();
+      onDisk.clear();
+    }
+    // The reducer may keep maxInMemReduce bytes of map output in memory; the rest moves out.
+    long kept = 0;
+    List<InMemoryOutput<K, V>> keep = new ArrayList<>();
+    List<InMemoryOutput<K, V>> toLog = new ArrayList<>();
+    for (InMemoryOutput<K, V> m : memory) {
+      if (kept + m.data().length <= maxInMemReduce) {
+        kept += m.data().length;
+        keep.add(m);
+      } else {
+        toLog.add(m);
+      }
+    }
+    files.addAll(writeValueLog(toLog));
+
+    int readBuffer = readBufferBytes;
+    if (!files.isEmpty()) {
+      long room = Math.max(memoryLimit - kept, 0) / files.size();
+      readBuffer = (int) Math.max(MIN_READ_BUFFER, Math.min(readBufferBytes, room));
+    }
+    openFiles = new SegmentFiles(fs, maxOpenFiles);
+    List<RecordCursor> cursors = new ArrayList<>();
+    for (InMemoryOutput<K, V> m : keep) {
+      cursors.add(new MemoryCursor(m.data(), m.order()));
+    }
+    for (FileSegment f : files) {
+      cursors.add(new FileCursor(f, openFiles, codec, conf, readBuffer));
+    }
+    mergedMapOutputs.increment(cursors.size());
+    reporter.incrCounter(KismCounter.REDUCES, 1);
+    LOG.info("KISM merging {} map outputs in one pass: {} in memory ({} bytes), {} on disk of"
+        + " which {} moved from memory; read-ahead {} bytes each", cursors.size(), keep.size(),
+        kept, files.size(), toLog.size(), readBuffer);
+    @SuppressWarnings("unchecked")
+    RawComparator<K> comparator = (RawComparator<K>) conf.getOutputKeyComparator();
+    return new MergedIterator(cursors, comparator, reporter, openFiles, this::cleanup);
+  }
+
+  /**
+   * Appends in-memory outputs, unchanged and checksummed, to one local file (the value log) and
+   * frees their memory.
+   */
+  private List<FileSegment> writeValueLog(List<InMemoryOutput<K, V>> outputs) throws IOException {
+    List<FileSegment> segments = new ArrayList<>();
+    if (outputs.isEmpty()) {
+      return segments;
+    }
+    long bytes = 0;
+    for (InMemoryOutput<K, V> m : outputs) {
+      bytes += m.data().length + 4L;
+    }
+    Path log = mapOutputFile.getInputFileForWrite(reduceId.getTaskID(), bytes)
+        .suffix(".kism-values");
+    synchronized (this) {
+      ownFiles.add(log);
+    }
+    long written;
+    try (FSDataOutputStream out = fs.create(log)) {
+      for (InMemoryOutput<K, V> m : outputs) {
+        long start = out.getPos();
+        IFileOutputStream checksummed = new IFileOutputStream(out);
+        checksummed.write(m.data());
+        checksummed.finish(); // appends the checksum, leaves `out` open
+        segments.add(new FileSegment(log, start, out.getPos() - start, false, m.order()));
+        spilledRecords.increment(m.records());
+        unreserve(m.data().length);
+      }
+      written = out.getPos();
+    }
+    reporter.incrCounter(KismCounter.SEGMENTS_MOVED_TO_DISK, outputs.size());
+    reporter.incrCounter(KismCounter.LOCAL_BYTES_WRITTEN, written);
+    return segments;
+  }
+
+  /** Deletes every local file this merge created; safe to call more than once. */
+  void cleanup() {
+    List<Path> files;
+    synchronized (this) {
+      files = new ArrayList<>(ownFiles);
+      ownFiles.clear();
+      if (openFiles != null) {
+        openFiles.close();
+      }
+    }
+    for (Path p : files) {
+      try {
+        fs.delete(p, false);
+      } catch (IOException e) {
+        LOG.warn("Could not delete {}: {}", p, e.toString());
+      }
+    }
+    if (!ShutdownHookManager.get().isShutdownInProgress()) {
+      ShutdownHookManager.get().removeShutdownHook(cleanupHook);
+    }
+  }
+}
