@@ -20,8 +20,5 @@ public final class AccelConfigKeys {
   /** KISM: read-ahead bytes per on-disk map output in the single merge pass. */
   public static final String KISM_READ_BUFFER_BYTES = PREFIX + "kism.read.buffer.bytes";
 
-  /** KISM: map-output files held open at once while merging. */
-  public static final String KISM_MAX_OPEN_FILES = PREFIX + "kism.max.open.files";
-
   private AccelConfigKeys() {}
 }

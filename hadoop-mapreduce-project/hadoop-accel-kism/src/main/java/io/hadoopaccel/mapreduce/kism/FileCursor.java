@@ -70,7 +70,6 @@ final class FileCursor implements RecordCursor {
       while (in.read(rest) >= 0) {
         // nothing else should be there; IFileInputStream checks the checksum at its end
       }
-      files.release(segment.path());
       return false;
     }
     if (k < 0 || v < 0) {

@@ -3,9 +3,9 @@ package io.hadoopaccel.mapreduce.kism;
 import io.hadoopaccel.common.conf.AccelConfigKeys;
 import io.hadoopaccel.common.conf.AccelConfiguration;
 import java.io.IOException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>a fetched output stays where it lands: in its fetched buffer while the shuffle budget
- *       has room, otherwise streamed once to a local file, as fetched;
+ *       has room, otherwise appended once, as fetched, to a segment log (one append-only file
+ *       per concurrent fetch, not one per map output);
  *   <li>when the shuffle ends, in-memory outputs beyond what the reducer may keep
  *       ({@code mapreduce.reduce.input.buffer.percent}) are appended once, unchanged, to a value
  *       log;
@@ -64,13 +65,13 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
   private final long maxSingleShuffleLimit;
   private final long maxInMemReduce;
   private final int readBufferBytes;
-  private final int maxOpenFiles;
 
   private long usedMemory;
   private int committed;
   private final List<InMemoryOutput<K, V>> inMemory = new ArrayList<>();
   private final List<FileSegment> onDisk = new ArrayList<>();
-  private final List<Path> ownFiles = new ArrayList<>();
+  private final List<SegmentLog> logs = new ArrayList<>();
+  private final ArrayDeque<SegmentLog> idleLogs = new java.util.ArrayDeque<>();
   private final Runnable cleanupHook = this::cleanup;
   private SegmentFiles openFiles;
 
@@ -117,12 +118,10 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
     this.maxInMemReduce = (long) (memoryLimit * reduceBuffer);
     this.readBufferBytes = (int) AccelConfiguration.getBytes(conf,
         AccelConfigKeys.KISM_READ_BUFFER_BYTES, MIN_READ_BUFFER, 64L << 20);
-    this.maxOpenFiles = AccelConfiguration.getInt(conf, AccelConfigKeys.KISM_MAX_OPEN_FILES, 2,
-        1 << 20);
     ShutdownHookManager.get().addShutdownHook(cleanupHook, 10);
     LOG.info("KISM merge for {}: memoryLimit={} maxSingleShuffleLimit={} maxInMemReduce={}"
-        + " readBuffer={} maxOpenFiles={}", reduceId, memoryLimit, maxSingleShuffleLimit,
-        maxInMemReduce, readBufferBytes, maxOpenFiles);
+        + " readBuffer={}", reduceId, memoryLimit, maxSingleShuffleLimit, maxInMemReduce,
+        readBufferBytes);
   }
 
   private static float fraction(JobConf conf, String key, float dflt) {
@@ -145,8 +144,19 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
       usedMemory += requestedSize;
       return new InMemoryOutput<>(this, conf, codec, mapId, (int) requestedSize);
     }
-    Path path = mapOutputFile.getInputFileForWrite(mapId.getTaskID(), requestedSize);
-    return new OnDiskOutput<>(this, conf, fs, mapId, requestedSize, path, fetcher);
+    return new OnDiskOutput<>(this, conf, takeLog(requestedSize), mapId, requestedSize);
+  }
+
+  /** A log no other output is appending to: one per concurrent on-disk fetch. */
+  private synchronized SegmentLog takeLog(long size) throws IOException {
+    SegmentLog log = idleLogs.poll();
+    if (log == null) {
+      Path path = mapOutputFile.getInputFileForWrite(reduceId.getTaskID(), size)
+          .suffix(".kism-" + logs.size());
+      log = new SegmentLog(fs, path);
+      logs.add(log);
+    }
+    return log;
   }
 
   synchronized void unreserve(long size) {
@@ -160,10 +170,15 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
   }
 
   synchronized void commit(OnDiskOutput<K, V> out) {
-    onDisk.add(new FileSegment(out.path(), 0, out.length(), codec != null, committed++));
-    ownFiles.add(out.path());
+    onDisk.add(new FileSegment(out.log().path(), out.offset(), out.length(), codec != null,
+        committed++));
+    idleLogs.push(out.log());
     reporter.incrCounter(KismCounter.SEGMENTS_ON_DISK, 1);
     reporter.incrCounter(KismCounter.LOCAL_BYTES_WRITTEN, out.length());
+  }
+
+  synchronized void abort(OnDiskOutput<K, V> out) {
+    idleLogs.push(out.log());
   }
 
   @Override
@@ -189,13 +204,18 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
       }
     }
     files.addAll(writeValueLog(toLog));
+    synchronized (this) {
+      for (SegmentLog log : logs) {
+        log.flush();
+      }
+    }
 
     int readBuffer = readBufferBytes;
     if (!files.isEmpty()) {
       long room = Math.max(memoryLimit - kept, 0) / files.size();
       readBuffer = (int) Math.max(MIN_READ_BUFFER, Math.min(readBufferBytes, room));
     }
-    openFiles = new SegmentFiles(fs, maxOpenFiles);
+    openFiles = new SegmentFiles(fs);
     List<RecordCursor> cursors = new ArrayList<>();
     for (InMemoryOutput<K, V> m : keep) {
       cursors.add(new MemoryCursor(m.data(), m.order()));
@@ -226,23 +246,21 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
     for (InMemoryOutput<K, V> m : outputs) {
       bytes += m.data().length + 4L;
     }
-    Path log = mapOutputFile.getInputFileForWrite(reduceId.getTaskID(), bytes)
-        .suffix(".kism-values");
-    synchronized (this) {
-      ownFiles.add(log);
+    SegmentLog log = takeLog(bytes);
+    long written = 0;
+    for (InMemoryOutput<K, V> m : outputs) {
+      long start = log.position();
+      IFileOutputStream checksummed = new IFileOutputStream(log.stream());
+      checksummed.write(m.data());
+      checksummed.finish(); // appends the checksum, leaves the log open
+      long length = log.position() - start;
+      segments.add(new FileSegment(log.path(), start, length, false, m.order()));
+      written += length;
+      spilledRecords.increment(m.records());
+      unreserve(m.data().length);
     }
-    long written;
-    try (FSDataOutputStream out = fs.create(log)) {
-      for (InMemoryOutput<K, V> m : outputs) {
-        long start = out.getPos();
-        IFileOutputStream checksummed = new IFileOutputStream(out);
-        checksummed.write(m.data());
-        checksummed.finish(); // appends the checksum, leaves `out` open
-        segments.add(new FileSegment(log, start, out.getPos() - start, false, m.order()));
-        spilledRecords.increment(m.records());
-        unreserve(m.data().length);
-      }
-      written = out.getPos();
+    synchronized (this) {
+      idleLogs.push(log);
     }
     reporter.incrCounter(KismCounter.SEGMENTS_MOVED_TO_DISK, outputs.size());
     reporter.incrCounter(KismCounter.LOCAL_BYTES_WRITTEN, written);
@@ -251,19 +269,21 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
 
   /** Deletes every local file this merge created; safe to call more than once. */
   void cleanup() {
-    List<Path> files;
+    List<SegmentLog> files;
     synchronized (this) {
-      files = new ArrayList<>(ownFiles);
-      ownFiles.clear();
+      files = new ArrayList<>(logs);
+      logs.clear();
+      idleLogs.clear();
       if (openFiles != null) {
         openFiles.close();
       }
     }
-    for (Path p : files) {
+    for (SegmentLog log : files) {
       try {
-        fs.delete(p, false);
+        log.close();
+        fs.delete(log.path(), false);
       } catch (IOException e) {
-        LOG.warn("Could not delete {}: {}", p, e.toString());
+        LOG.warn("Could not delete {}: {}", log.path(), e.toString());
       }
     }
     if (!ShutdownHookManager.get().isShutdownInProgress()) {

@@ -137,9 +137,8 @@ class TestKismMerge {
   }
 
   @Test
-  void thousandsOfOutputsWithFewOpenFiles() throws Exception {
+  void thousandsOfOutputs() throws Exception {
     conf.setLong(MRJobConfig.REDUCE_MEMORY_TOTAL_BYTES, 256L << 10);
-    conf.setInt(AccelConfigKeys.KISM_MAX_OPEN_FILES, 8);
     List<List<Rec>> outputs = randomOutputs(new Random(6), 2000, 5, 300, 3);
     checkAgainstStock(outputs, null);
     assertTrue(count(KismCounter.SEGMENTS_ON_DISK) > 1000);
