@@ -123,6 +123,9 @@ def charts(exp: dict, out: Path) -> None:
             xs = [0] + [(f - t0) / 1000 for f in done]
             ys = [0] + [100 * (i + 1) / len(done) for i in range(len(done))]
             ax.step(xs, ys, style, where="post", label=f"{key} {ttype.lower()} ({names[key == 'B']})")
+    if not ax.lines:  # no task timeline (e.g. merge_ab.py runs in one JVM)
+        plt.close(fig)
+        return
     ax.set_xlabel("seconds since job start")
     ax.set_ylabel("% tasks complete")
     ax.set_title(f"{exp['workload']}: task completion")

@@ -20,5 +20,8 @@ public final class AccelConfigKeys {
   /** KISM: read-ahead bytes per on-disk map output in the single merge pass. */
   public static final String KISM_READ_BUFFER_BYTES = PREFIX + "kism.read.buffer.bytes";
 
+  /** KISM: merge in a thread of its own, a batch ahead of the reducer. */
+  public static final String KISM_MERGE_THREAD = PREFIX + "kism.merge.thread";
+
   private AccelConfigKeys() {}
 }

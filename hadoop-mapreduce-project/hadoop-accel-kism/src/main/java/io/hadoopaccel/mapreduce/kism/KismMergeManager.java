@@ -49,6 +49,7 @@ import org.slf4j.LoggerFactory;
 public class KismMergeManager<K, V> implements MergeManager<K, V> {
   private static final Logger LOG = LoggerFactory.getLogger(KismMergeManager.class);
   private static final int MIN_READ_BUFFER = 4 * 1024;
+  private static final int MERGE_BATCH_BYTES = 1 << 20;
   // Stock MergeManagerImpl's default for mapreduce.reduce.shuffle.memory.limit.percent.
   private static final float DEFAULT_SHUFFLE_MEMORY_LIMIT_PERCENT = 0.25f;
 
@@ -65,6 +66,7 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
   private final long maxSingleShuffleLimit;
   private final long maxInMemReduce;
   private final int readBufferBytes;
+  private final boolean mergeThread;
 
   private long usedMemory;
   private int committed;
@@ -118,10 +120,11 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
     this.maxInMemReduce = (long) (memoryLimit * reduceBuffer);
     this.readBufferBytes = (int) AccelConfiguration.getBytes(conf,
         AccelConfigKeys.KISM_READ_BUFFER_BYTES, MIN_READ_BUFFER, 64L << 20);
+    this.mergeThread = AccelConfiguration.getBoolean(conf, AccelConfigKeys.KISM_MERGE_THREAD);
     ShutdownHookManager.get().addShutdownHook(cleanupHook, 10);
     LOG.info("KISM merge for {}: memoryLimit={} maxSingleShuffleLimit={} maxInMemReduce={}"
-        + " readBuffer={}", reduceId, memoryLimit, maxSingleShuffleLimit, maxInMemReduce,
-        readBufferBytes);
+        + " readBuffer={} mergeThread={}", reduceId, memoryLimit, maxSingleShuffleLimit,
+        maxInMemReduce, readBufferBytes, mergeThread);
   }
 
   private static float fraction(JobConf conf, String key, float dflt) {
@@ -230,7 +233,10 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
         kept, files.size(), toLog.size(), readBuffer);
     @SuppressWarnings("unchecked")
     RawComparator<K> comparator = (RawComparator<K>) conf.getOutputKeyComparator();
-    return new MergedIterator(cursors, comparator, reporter, openFiles, this::cleanup);
+    MergedIterator merged = new MergedIterator(cursors, comparator, reporter, openFiles,
+        this::cleanup);
+    return mergeThread
+        ? new PipelinedIterator(merged, MERGE_BATCH_BYTES, "KISM merge " + reduceId) : merged;
   }
 
   /**

@@ -50,6 +50,8 @@ import org.apache.hadoop.util.ReflectionUtils;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * KISM's merge against stock {@link Merger} on random map outputs: the same keys in the same
@@ -102,6 +104,57 @@ class TestKismMerge {
     assertTrue(written <= shuffled, written + " written > " + shuffled + " shuffled");
     assertEquals(written, count(KismCounter.LOCAL_BYTES_READ));
     assertEquals(records(outputs), count(KismCounter.MERGED_ENTRIES));
+  }
+
+  @Test
+  void mergeInTheReducersThreadGivesTheSameResult() throws Exception {
+    conf.setBoolean(AccelConfigKeys.KISM_MERGE_THREAD, false);
+    conf.setLong(MRJobConfig.REDUCE_MEMORY_TOTAL_BYTES, 4L << 20);
+    checkAgainstStock(randomOutputs(new Random(9), 30, 60, 64 * 1024, 6), null);
+  }
+
+  @ParameterizedTest(name = "merge thread {0}")
+  @ValueSource(booleans = {true, false})
+  void corruptionOnLocalDiskFailsTheMerge(boolean mergeThread) throws Exception {
+    conf.setBoolean(AccelConfigKeys.KISM_MERGE_THREAD, mergeThread);
+    conf.setLong(MRJobConfig.REDUCE_MEMORY_TOTAL_BYTES, 64L << 10); // everything goes to disk
+    // 4 outputs of ~2 MB: the merge thread runs at most 3 MB ahead, so the damaged end of the
+    // last output is still unread when the test damages it.
+    List<List<Rec>> outputs = randomOutputs(new Random(10), 4, 1500, 5000, 4);
+    outputs.forEach(o -> o.sort((a, b) -> WritableComparator.get(Text.class)
+        .compare(a.key, 0, a.key.length, b.key, 0, b.key.length)));
+    KismMergeManager<Text, BytesWritable> kism = manager();
+    for (int i = 0; i < outputs.size(); i++) {
+      Segment s = ifile(outputs.get(i), null);
+      MapOutput<Text, BytesWritable> out = kism.reserve(map(i), s.decompressedLength(), 0);
+      out.shuffle(HOST, new ByteArrayInputStream(s.raw()), s.raw().length,
+          s.decompressedLength(), metrics(), reporter);
+      out.commit();
+    }
+    assertEquals(outputs.size(), count(KismCounter.SEGMENTS_ON_DISK));
+    RawKeyValueIterator it = kism.close(); // flushes the segment log
+    List<Path> logs;
+    try (Stream<Path> files = Files.walk(dir.resolve("local"))) {
+      logs = files.filter(Files::isRegularFile).toList();
+    }
+    assertEquals(1, logs.size(), "one fetcher, one segment log: " + logs);
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(logs.get(0),
+        java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.READ)) {
+      java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1);
+      long at = ch.size() - 100; // inside the last output's records
+      ch.read(b, at);
+      b.put(0, (byte) (b.get(0) ^ 0x10)).rewind();
+      ch.write(b, at);
+    }
+    assertThrows(IOException.class, () -> {
+      while (it.next()) {
+        // drain until the checksum of the damaged output is checked
+      }
+    });
+    it.close();
+    try (Stream<Path> left = Files.walk(dir.resolve("local"))) {
+      assertEquals(List.of(), left.filter(Files::isRegularFile).toList(), "files left behind");
+    }
   }
 
   @Test
