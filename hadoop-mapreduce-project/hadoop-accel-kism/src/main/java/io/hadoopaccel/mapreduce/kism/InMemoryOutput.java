@@ -23,7 +23,6 @@ final class InMemoryOutput<K, V> extends MapOutput<K, V> {
   private final Configuration conf;
   private final CompressionCodec codec;
   private final byte[] data;
-  private long records;
   private int order;
 
   InMemoryOutput(KismMergeManager<K, V> manager, Configuration conf, CompressionCodec codec,
@@ -37,10 +36,6 @@ final class InMemoryOutput<K, V> extends MapOutput<K, V> {
 
   byte[] data() {
     return data;
-  }
-
-  long records() {
-    return records;
   }
 
   /** Place in commit order; equal keys of different outputs come out in this order. */
@@ -75,7 +70,7 @@ final class InMemoryOutput<K, V> extends MapOutput<K, V> {
         CodecPool.returnDecompressor(decompressor);
       }
     }
-    records = IFileRecords.validate(data, data.length, "map output of " + getMapId());
+    IFileRecords.validate(data, data.length, "map output of " + getMapId());
   }
 
   @Override

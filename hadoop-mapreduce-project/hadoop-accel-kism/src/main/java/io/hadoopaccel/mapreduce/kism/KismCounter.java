@@ -8,10 +8,8 @@ public enum KismCounter {
   FALLBACKS,
   /** Map outputs kept in their fetched buffer. */
   SEGMENTS_IN_MEMORY,
-  /** Map outputs fetched straight to a local file (memory was full or the output too big). */
+  /** Map outputs appended to a segment log as fetched. */
   SEGMENTS_ON_DISK,
-  /** In-memory map outputs written once to the value log so the reducer gets its memory. */
-  SEGMENTS_MOVED_TO_DISK,
   /** Records that went through the merge (one key/pointer comparison entry each). */
   MERGED_ENTRIES,
   /** Map-output bytes KISM wrote to local disk (each byte at most once). */

@@ -12,7 +12,6 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.io.RawComparator;
 import org.apache.hadoop.io.compress.CompressionCodec;
 import org.apache.hadoop.mapred.Counters;
-import org.apache.hadoop.mapred.IFileOutputStream;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.MapOutputFile;
 import org.apache.hadoop.mapred.RawKeyValueIterator;
@@ -31,12 +30,11 @@ import org.slf4j.LoggerFactory;
  * pile up, rewriting every value on each pass. Here nothing is merged before the reduce:
  *
  * <ul>
- *   <li>a fetched output stays where it lands: in its fetched buffer while the shuffle budget
- *       has room, otherwise appended once, as fetched, to a segment log (one append-only file
- *       per concurrent fetch, not one per map output);
- *   <li>when the shuffle ends, in-memory outputs beyond what the reducer may keep
- *       ({@code mapreduce.reduce.input.buffer.percent}) are appended once, unchanged, to a value
- *       log;
+ *   <li>a fetched output stays where it lands: in its fetched buffer if the reducer may keep it
+ *       in memory ({@code mapreduce.reduce.input.buffer.percent}, 0 by default), otherwise
+ *       appended once, as fetched, to a segment log (one append-only file per concurrent fetch,
+ *       not one per map output). An output the reducer may not keep would have to be written
+ *       before the reduce anyway, so it is written while it is fetched, off the critical path;
  *   <li>one merge pass over all outputs at once hands the reducer a {@link RawKeyValueIterator}:
  *       a heap of one cursor per output compares keys only (in place for in-memory outputs),
  *       values are never copied between files, and each output is read front to back once.
@@ -59,12 +57,12 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
   private final CompressionCodec codec;
   private final MapOutputFile mapOutputFile;
   private final Reporter reporter;
-  private final Counters.Counter spilledRecords;
   private final Counters.Counter mergedMapOutputs;
 
   private final long memoryLimit;
   private final long maxSingleShuffleLimit;
   private final long maxInMemReduce;
+  private final long inMemoryLimit;
   private final int readBufferBytes;
   private final boolean mergeThread;
 
@@ -95,7 +93,7 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
 
   public KismMergeManager(TaskAttemptID reduceId, JobConf conf, FileSystem localFs,
       CompressionCodec codec, MapOutputFile mapOutputFile, Reporter reporter,
-      Counters.Counter spilledRecords, Counters.Counter mergedMapOutputs) {
+      Counters.Counter mergedMapOutputs) {
     this.reduceId = reduceId;
     this.conf = conf;
     this.fs = ((LocalFileSystem) localFs).getRaw(); // checksums are IFile's own
@@ -103,7 +101,6 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
     this.mapOutputFile = mapOutputFile;
     this.mapOutputFile.setConf(conf);
     this.reporter = reporter;
-    this.spilledRecords = spilledRecords;
     this.mergedMapOutputs = mergedMapOutputs;
 
     AccelConfiguration.init();
@@ -118,6 +115,7 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
     this.maxSingleShuffleLimit = Math.min((long) (memoryLimit * singleShuffle),
         Integer.MAX_VALUE - 8);
     this.maxInMemReduce = (long) (memoryLimit * reduceBuffer);
+    this.inMemoryLimit = Math.min(memoryLimit, maxInMemReduce);
     this.readBufferBytes = (int) AccelConfiguration.getBytes(conf,
         AccelConfigKeys.KISM_READ_BUFFER_BYTES, MIN_READ_BUFFER, 64L << 20);
     this.mergeThread = AccelConfiguration.getBoolean(conf, AccelConfigKeys.KISM_MERGE_THREAD);
@@ -136,14 +134,14 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
     return f;
   }
 
-  /** Never stalls a fetcher: an output that does not fit in memory goes to disk instead. */
+  /** Never stalls a fetcher: an output that may not stay in memory goes to disk instead. */
   @Override
   public void waitForResource() {}
 
   @Override
   public synchronized MapOutput<K, V> reserve(TaskAttemptID mapId, long requestedSize,
       int fetcher) throws IOException {
-    if (requestedSize <= maxSingleShuffleLimit && usedMemory + requestedSize <= memoryLimit) {
+    if (requestedSize <= maxSingleShuffleLimit && usedMemory + requestedSize <= inMemoryLimit) {
       usedMemory += requestedSize;
       return new InMemoryOutput<>(this, conf, codec, mapId, (int) requestedSize);
     }
@@ -194,19 +192,10 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
       inMemory.clear();
       onDisk.clear();
     }
-    // The reducer may keep maxInMemReduce bytes of map output in memory; the rest moves out.
     long kept = 0;
-    List<InMemoryOutput<K, V>> keep = new ArrayList<>();
-    List<InMemoryOutput<K, V>> toLog = new ArrayList<>();
     for (InMemoryOutput<K, V> m : memory) {
-      if (kept + m.data().length <= maxInMemReduce) {
-        kept += m.data().length;
-        keep.add(m);
-      } else {
-        toLog.add(m);
-      }
+      kept += m.data().length;
     }
-    files.addAll(writeValueLog(toLog));
     synchronized (this) {
       for (SegmentLog log : logs) {
         log.flush();
@@ -220,7 +209,7 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
     }
     openFiles = new SegmentFiles(fs);
     List<RecordCursor> cursors = new ArrayList<>();
-    for (InMemoryOutput<K, V> m : keep) {
+    for (InMemoryOutput<K, V> m : memory) {
       cursors.add(new MemoryCursor(m.data(), m.order()));
     }
     for (FileSegment f : files) {
@@ -228,49 +217,15 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
     }
     mergedMapOutputs.increment(cursors.size());
     reporter.incrCounter(KismCounter.REDUCES, 1);
-    LOG.info("KISM merging {} map outputs in one pass: {} in memory ({} bytes), {} on disk of"
-        + " which {} moved from memory; read-ahead {} bytes each", cursors.size(), keep.size(),
-        kept, files.size(), toLog.size(), readBuffer);
+    LOG.info("KISM merging {} map outputs in one pass: {} in memory ({} bytes), {} on disk in {}"
+        + " segment logs; read-ahead {} bytes each", cursors.size(), memory.size(), kept,
+        files.size(), logs.size(), readBuffer);
     @SuppressWarnings("unchecked")
     RawComparator<K> comparator = (RawComparator<K>) conf.getOutputKeyComparator();
     MergedIterator merged = new MergedIterator(cursors, comparator, reporter, openFiles,
         this::cleanup);
     return mergeThread
         ? new PipelinedIterator(merged, MERGE_BATCH_BYTES, "KISM merge " + reduceId) : merged;
-  }
-
-  /**
-   * Appends in-memory outputs, unchanged and checksummed, to one local file (the value log) and
-   * frees their memory.
-   */
-  private List<FileSegment> writeValueLog(List<InMemoryOutput<K, V>> outputs) throws IOException {
-    List<FileSegment> segments = new ArrayList<>();
-    if (outputs.isEmpty()) {
-      return segments;
-    }
-    long bytes = 0;
-    for (InMemoryOutput<K, V> m : outputs) {
-      bytes += m.data().length + 4L;
-    }
-    SegmentLog log = takeLog(bytes);
-    long written = 0;
-    for (InMemoryOutput<K, V> m : outputs) {
-      long start = log.position();
-      IFileOutputStream checksummed = new IFileOutputStream(log.stream());
-      checksummed.write(m.data());
-      checksummed.finish(); // appends the checksum, leaves the log open
-      long length = log.position() - start;
-      segments.add(new FileSegment(log.path(), start, length, false, m.order()));
-      written += length;
-      spilledRecords.increment(m.records());
-      unreserve(m.data().length);
-    }
-    synchronized (this) {
-      idleLogs.push(log);
-    }
-    reporter.incrCounter(KismCounter.SEGMENTS_MOVED_TO_DISK, outputs.size());
-    reporter.incrCounter(KismCounter.LOCAL_BYTES_WRITTEN, written);
-    return segments;
   }
 
   /** Deletes every local file this merge created; safe to call more than once. */

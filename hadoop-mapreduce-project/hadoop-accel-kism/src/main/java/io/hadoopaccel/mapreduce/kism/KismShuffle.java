@@ -29,7 +29,7 @@ public class KismShuffle<K, V> extends Shuffle<K, V> {
     }
     kism = new KismMergeManager<>(context.getReduceId(), conf, context.getLocalFS(),
         context.getCodec(), context.getMapOutputFile(), context.getReporter(),
-        context.getSpilledRecordsCounter(), context.getMergedMapOutputsCounter());
+        context.getMergedMapOutputsCounter());
     return kism;
   }
 

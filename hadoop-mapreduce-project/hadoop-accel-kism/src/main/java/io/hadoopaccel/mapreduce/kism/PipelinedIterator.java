@@ -112,7 +112,11 @@ final class PipelinedIterator implements RawKeyValueIterator {
       Batch failed = new Batch(0);
       failed.error = t;
       failed.last = true;
-      full.offer(failed);
+      try {
+        full.put(failed); // blocks until the reducer takes a batch; close() interrupts
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

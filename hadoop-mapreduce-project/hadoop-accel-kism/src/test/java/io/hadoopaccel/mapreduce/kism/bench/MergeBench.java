@@ -140,7 +140,7 @@ public final class MergeBench {
     FileSystem fs = FileSystem.getLocal(conf);
     MergeManager<Text, BytesWritable> merger = impl.equals("kism")
         ? new KismMergeManager<>(REDUCE, conf, fs, codec, new MROutputFiles(), reporter,
-            c.findCounter(TaskCounter.SPILLED_RECORDS), c.findCounter(TaskCounter.MERGED_MAP_OUTPUTS))
+            c.findCounter(TaskCounter.MERGED_MAP_OUTPUTS))
         : new MergeManagerImpl<>(REDUCE, conf, fs, new LocalDirAllocator(MRConfig.LOCAL_DIR),
             reporter, codec, null, null, c.findCounter(TaskCounter.SPILLED_RECORDS),
             c.findCounter(TaskCounter.COMBINE_INPUT_RECORDS),
