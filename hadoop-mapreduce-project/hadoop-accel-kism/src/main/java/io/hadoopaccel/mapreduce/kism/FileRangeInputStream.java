@@ -2,36 +2,37 @@ package io.hadoopaccel.mapreduce.kism;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import org.apache.hadoop.fs.Path;
 
 /**
- * Bytes {@code [offset, offset + length)} of a local file, read ahead {@code buffer.length} bytes
- * at a time through {@link SegmentFiles}: each segment is consumed in its own order, so every
- * read-ahead is one sequential read.
+ * Bytes {@code [offset, offset + length)} of a local file, read ahead {@code bufferBytes} at a
+ * time through {@link SegmentFiles}: each segment is consumed in its own order, so every
+ * read-ahead is one sequential read. The buffer is direct, so a read costs one copy from the
+ * page cache and one into the caller's array.
  */
 final class FileRangeInputStream extends InputStream {
   private final SegmentFiles files;
   private final Path path;
   private final long end;
-  private final byte[] buffer;
+  private final ByteBuffer buffer;
   private long pos;
-  private int bufPos;
-  private int bufLen;
 
   FileRangeInputStream(SegmentFiles files, Path path, long offset, long length, int bufferBytes) {
     this.files = files;
     this.path = path;
     this.pos = offset;
     this.end = offset + length;
-    this.buffer = new byte[(int) Math.max(1, Math.min(bufferBytes, length))];
+    this.buffer = ByteBuffer.allocateDirect((int) Math.max(1, Math.min(bufferBytes, length)));
+    this.buffer.limit(0);
   }
 
   @Override
   public int read() throws IOException {
-    if (bufPos == bufLen && !fill()) {
+    if (!buffer.hasRemaining() && !fill()) {
       return -1;
     }
-    return buffer[bufPos++] & 0xff;
+    return buffer.get() & 0xff;
   }
 
   @Override
@@ -39,42 +40,33 @@ final class FileRangeInputStream extends InputStream {
     if (len == 0) {
       return 0;
     }
-    if (bufPos == bufLen) {
-      if (len >= buffer.length && pos < end) { // large read: skip the copy
-        int n = (int) Math.min(len, end - pos);
-        files.readFully(path, pos, b, off, n);
-        pos += n;
-        return n;
-      }
-      if (!fill()) {
-        return -1;
-      }
+    if (!buffer.hasRemaining() && !fill()) {
+      return -1;
     }
-    int n = Math.min(len, bufLen - bufPos);
-    System.arraycopy(buffer, bufPos, b, off, n);
-    bufPos += n;
+    int n = Math.min(len, buffer.remaining());
+    buffer.get(b, off, n);
     return n;
   }
 
   @Override
   public int available() {
-    return bufLen - bufPos;
+    return buffer.remaining();
   }
 
   private boolean fill() throws IOException {
     if (pos >= end) {
       return false;
     }
-    int n = (int) Math.min(buffer.length, end - pos);
-    files.readFully(path, pos, buffer, 0, n);
-    pos += n;
-    bufPos = 0;
-    bufLen = n;
+    buffer.clear();
+    buffer.limit((int) Math.min(buffer.capacity(), end - pos));
+    files.readFully(path, pos, buffer);
+    pos += buffer.position();
+    buffer.flip();
     return true;
   }
 
   /** Bytes of the range not yet handed out. */
   long remaining() {
-    return end - pos + (bufLen - bufPos);
+    return end - pos + buffer.remaining();
   }
 }
