@@ -9,7 +9,6 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-args=("$@")
 env_file=
 size=64m
 reps=2
@@ -52,7 +51,7 @@ for w in "${workloads[@]}"; do
   rm -rf "$out/$w/logs"  # client logs are large and machine-specific
 done
 
-python3 "$here/baseline_index.py" "$out" "${args[@]}"
+python3 "$here/baseline_index.py" "$out"
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "failed: ${failed[*]}" >&2
   exit 1
