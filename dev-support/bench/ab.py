@@ -2,7 +2,7 @@
 """A/B benchmark: one workload under configurations A and B, interleaved (A B A B ...).
 
   ab.py --workload wordcount --size 256m --a-name stock --b-name kism \
-        --b-args "-Dmapreduce.job.reduce.shuffle.consumer.plugin.class=..." -n 5 --out DIR
+        --b-args="-Dmapreduce.job.reduce.shuffle.consumer.plugin.class=..." -n 5 --out DIR
 
 By default it brings up a pseudo-distributed cluster from our tarball and takes it down after;
 --cluster-env FILE uses a running cluster instead (e.g. the emulated one). --smoke is the tiny
