@@ -31,7 +31,6 @@ import org.apache.hadoop.io.compress.DefaultCodec;
 import org.apache.hadoop.io.compress.GzipCodec;
 import org.apache.hadoop.mapred.Counters;
 import org.apache.hadoop.mapred.IFile;
-import org.apache.hadoop.mapred.InputSplit;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.MROutputFiles;
 import org.apache.hadoop.mapred.Merger;
@@ -416,46 +415,4 @@ class TestKismMerge {
           .compare(b1, s1, l1, b2, s2, l2);
     }
   }
-
-  /** Reporter that keeps the counters, as a task's does. */
-  static final class CountingReporter implements Reporter {
-    final Counters counters = new Counters();
-
-    @Override
-    public void setStatus(String status) {}
-
-    @Override
-    public Counters.Counter getCounter(Enum<?> name) {
-      return counters.findCounter(name);
-    }
-
-    @Override
-    public Counters.Counter getCounter(String group, String name) {
-      return counters.findCounter(group, name);
-    }
-
-    @Override
-    public void incrCounter(Enum<?> key, long amount) {
-      counters.findCounter(key).increment(amount);
-    }
-
-    @Override
-    public void incrCounter(String group, String counter, long amount) {
-      counters.findCounter(group, counter).increment(amount);
-    }
-
-    @Override
-    public InputSplit getInputSplit() {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public float getProgress() {
-      return 0;
-    }
-
-    @Override
-    public void progress() {}
-  }
-
 }

@@ -1,5 +1,6 @@
 package io.hadoopaccel.mapreduce.kism.bench;
 
+import io.hadoopaccel.mapreduce.kism.CountingReporter;
 import io.hadoopaccel.mapreduce.kism.KismCounter;
 import io.hadoopaccel.mapreduce.kism.KismMergeManager;
 import java.io.BufferedInputStream;
@@ -28,11 +29,9 @@ import org.apache.hadoop.io.compress.CompressionCodec;
 import org.apache.hadoop.io.compress.CompressionCodecFactory;
 import org.apache.hadoop.mapred.Counters;
 import org.apache.hadoop.mapred.IFile;
-import org.apache.hadoop.mapred.InputSplit;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.MROutputFiles;
 import org.apache.hadoop.mapred.RawKeyValueIterator;
-import org.apache.hadoop.mapred.Reporter;
 import org.apache.hadoop.mapreduce.MRConfig;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.TaskAttemptID;
@@ -134,7 +133,7 @@ public final class MergeBench {
     conf.setMapOutputValueClass(BytesWritable.class);
     settings.forEach(conf::set);
     CompressionCodec codec = codec(conf, Files.readString(dir.resolve("codec")).trim());
-    Counting reporter = new Counting();
+    CountingReporter reporter = new CountingReporter();
     Counters c = reporter.counters;
     Throwable[] failure = new Throwable[1];
     FileSystem fs = FileSystem.getLocal(conf);
@@ -249,46 +248,5 @@ public final class MergeBench {
 
   private static void num(StringBuilder b, String k, double v) {
     b.append(',').append(q(k)).append(':').append(v);
-  }
-
-  /** Reporter that keeps counters. */
-  static final class Counting implements Reporter {
-    final Counters counters = new Counters();
-
-    @Override
-    public void setStatus(String status) {}
-
-    @Override
-    public Counters.Counter getCounter(Enum<?> name) {
-      return counters.findCounter(name);
-    }
-
-    @Override
-    public Counters.Counter getCounter(String group, String name) {
-      return counters.findCounter(group, name);
-    }
-
-    @Override
-    public void incrCounter(Enum<?> key, long amount) {
-      counters.findCounter(key).increment(amount);
-    }
-
-    @Override
-    public void incrCounter(String group, String counter, long amount) {
-      counters.findCounter(group, counter).increment(amount);
-    }
-
-    @Override
-    public InputSplit getInputSplit() {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public float getProgress() {
-      return 0;
-    }
-
-    @Override
-    public void progress() {}
   }
 }
