@@ -17,7 +17,6 @@ import glob
 import hashlib
 import json
 import os
-import platform
 import shlex
 import sys
 import time
@@ -38,19 +37,6 @@ def parse_size(s: str) -> int:
     if s[-1:] in units:
         return int(float(s[:-1]) * units[s[-1]])
     return int(s)
-
-
-def machine() -> str:
-    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / (1 << 30)
-    cpu = "unknown cpu"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB, {platform.system()} {platform.release()}"
 
 
 def paths(c: clusters.Cluster) -> dict:
@@ -164,20 +150,8 @@ def main() -> int:
                       f"{wall:.1f}s {job_ids[-1]}", flush=True)
 
         digests = {r["output_md5"] for r in runs}
-        exp = {
-            "workload": wl.name,
-            "size_bytes": size,
-            "date": datetime.datetime.now().isoformat(timespec="seconds"),
-            "machine": machine(),
-            "cluster": "pseudo-distributed (1 node)" if own_cluster else c.env("CLUSTER_DESCRIPTION") or args.cluster_env,
-            "repetitions": args.repetitions,
-            "warmup": args.warmup,
-            "drop_caches": args.drop_caches,
-            "command": " ".join(shlex.quote(a) for a in sys.argv),
-            "configs": configs,
-            "outputs_identical": len(digests) == 1,
-            "runs": runs,
-        }
+        cluster = "pseudo-distributed (1 node)" if own_cluster else c.env("CLUSTER_DESCRIPTION") or args.cluster_env
+        exp = report.experiment(wl.name, size, cluster, args, configs, runs)
         if not args.no_probes:
             exp["probes"] = probes.all_probes(str(out), quick=args.smoke)
         report.write(exp, out)

@@ -31,7 +31,7 @@ REPO = HERE.parent.parent
 MODULE = REPO / "hadoop-mapreduce-project/hadoop-accel-kism"
 sys.path.insert(0, str(HERE))
 
-from ab import machine, parse_size  # noqa: E402
+from ab import parse_size  # noqa: E402
 from hacbench import probes, report  # noqa: E402
 
 
@@ -149,21 +149,10 @@ def main() -> int:
                   f"merge {result['merge_s']:.2f}s reduce {result['reduce_s']:.2f}s", flush=True)
 
     digests = {r["output_md5"] for r in runs}
-    exp = {
-        "workload": f"reduce-side merge of {args.maps} map outputs x {args.bytes_per_map}, values {args.values},"
-                    f" codec {args.codec}, reduce memory {args.total_bytes}",
-        "size_bytes": args.maps * parse_size(args.bytes_per_map),
-        "date": datetime.datetime.now().isoformat(timespec="seconds"),
-        "machine": machine(),
-        "cluster": f"one reduce JVM (-Xmx{args.heap}), MergeBench",
-        "repetitions": args.repetitions,
-        "warmup": args.warmup,
-        "drop_caches": args.drop_caches,
-        "command": " ".join(shlex.quote(a) for a in sys.argv),
-        "configs": configs,
-        "outputs_identical": len(digests) == 1,
-        "runs": runs,
-    }
+    workload = (f"reduce-side merge of {args.maps} map outputs x {args.bytes_per_map}, values {args.values},"
+                f" codec {args.codec}, reduce memory {args.total_bytes}")
+    exp = report.experiment(workload, args.maps * parse_size(args.bytes_per_map),
+                            f"one reduce JVM (-Xmx{args.heap}), MergeBench", args, configs, runs)
     if not args.no_probes:
         exp["probes"] = probes.all_probes(str(out), quick=True)
     report.write(exp, out)

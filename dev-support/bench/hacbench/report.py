@@ -1,13 +1,50 @@
 """Markdown table and charts (matplotlib) for one A/B experiment."""
 from __future__ import annotations
 
+import datetime
 import json
+import os
+import platform
+import shlex
+import sys
 from pathlib import Path
 from typing import Optional
 
 from .stats import Comparison, Spread, compare_runs
 
 PHASES = ["map", "shuffle", "merge", "reduce"]
+
+
+def machine() -> str:
+    """Cores, CPU model, memory and kernel of this machine, for every report's header."""
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / (1 << 30)
+    cpu = "unknown cpu"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB, {platform.system()} {platform.release()}"
+
+
+def experiment(workload: str, size_bytes: int, cluster: str, args, configs: dict, runs: list[dict]) -> dict:
+    """The record of one A/B experiment (args: the runner's repetitions, warmup, drop_caches)."""
+    return {
+        "workload": workload,
+        "size_bytes": size_bytes,
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "machine": machine(),
+        "cluster": cluster,
+        "repetitions": args.repetitions,
+        "warmup": args.warmup,
+        "drop_caches": args.drop_caches,
+        "command": " ".join(shlex.quote(a) for a in sys.argv),
+        "configs": configs,
+        "outputs_identical": len({r["output_md5"] for r in runs}) == 1,
+        "runs": runs,
+    }
 
 
 def run_metrics(run: dict) -> dict:
