@@ -20,7 +20,7 @@ final class PipelinedIterator implements RawKeyValueIterator {
   /** Records copied back to back; {@code index} holds keyOff, keyLen, valueOff, valueLen. */
   private static final class Batch {
     byte[] data;
-    int[] index = new int[4 * 1024];
+    final int[] index = new int[4 * 1024];
     int used;
     int count;
     boolean last;
@@ -38,10 +38,7 @@ final class PipelinedIterator implements RawKeyValueIterator {
       if (used + kl + vl > data.length) { // only for the first record of a batch
         data = new byte[kl + vl];
       }
-      int i = 4 * count;
-      if (i + 4 > index.length) {
-        index = java.util.Arrays.copyOf(index, 2 * index.length);
-      }
+      int i = 4 * count; // fits() keeps this within index
       System.arraycopy(k, ko, data, used, kl);
       index[i] = used;
       index[i + 1] = kl;
