@@ -23,5 +23,11 @@ public final class AccelConfigKeys {
   /** KISM: merge in a thread of its own, a batch ahead of the reducer. */
   public static final String KISM_MERGE_THREAD = PREFIX + "kism.merge.thread";
 
+  /** Hetero placement: the computing-ratio profiles file (relative: under HADOOP_CONF_DIR). */
+  public static final String HETERO_PROFILES_FILE = PREFIX + "hetero.profiles.file";
+
+  /** Hetero placement: how often the NameNode checks the profiles file for changes. */
+  public static final String HETERO_PROFILES_RELOAD_MS = PREFIX + "hetero.profiles.reload.ms";
+
   private AccelConfigKeys() {}
 }

@@ -1,0 +1,179 @@
+package io.hadoopaccel.hdfs.hetero;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hdfs.AddBlockFlag;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
+import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeStorageInfo;
+import org.apache.hadoop.hdfs.server.blockmanagement.FSClusterStats;
+import org.apache.hadoop.net.NetworkTopology;
+import org.apache.hadoop.net.Node;
+import org.apache.hadoop.net.NodeBase;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The decisions of heterogeneity-aware placement (seed 003 chapter 3), kept apart from the thin
+ * {@code HeteroBlockPlacementPolicy} adapter that plugs them into stock placement.
+ *
+ * <p>For a new block of a file under a directory bound to a computing-ratio profile, the first
+ * replica goes to the live node furthest behind its speed share of that directory's blocks
+ * ({@link PlacementShares}). The adapter hands that node to stock placement as the writer, so
+ * stock's own checks (space, load, staleness, decommissioning, exclusions) still decide whether
+ * it can take the block, and the other replicas follow stock rack-aware rules from it.
+ */
+public final class HeteroPlacement {
+  private static final Logger LOG = LoggerFactory.getLogger(HeteroPlacement.class);
+  /** Log the target and actual shares of a directory every this many blocks. */
+  private static final long LOG_EVERY_BLOCKS = 100;
+
+  private final ProfileFile profiles;
+  private final long staleIntervalMs;
+  private final FSClusterStats clusterStats;
+  private final NetworkTopology clusterMap;
+  private final Map<String, PlacementShares> shares = new ConcurrentHashMap<>();
+
+  /** Reads the profiles; a malformed file or a setting placement cannot work with throws. */
+  public HeteroPlacement(Configuration conf, FSClusterStats stats, NetworkTopology clusterMap) {
+    this.clusterStats = stats;
+    this.clusterMap = clusterMap;
+    this.staleIntervalMs = conf.getLong(DFSConfigKeys.DFS_NAMENODE_STALE_DATANODE_INTERVAL_KEY,
+        DFSConfigKeys.DFS_NAMENODE_STALE_DATANODE_INTERVAL_DEFAULT);
+    if (!conf.getBoolean(
+        DFSConfigKeys.DFS_NAMENODE_BLOCKPLACEMENTPOLICY_DEFAULT_PREFER_LOCAL_NODE_KEY,
+        DFSConfigKeys.DFS_NAMENODE_BLOCKPLACEMENTPOLICY_DEFAULT_PREFER_LOCAL_NODE_DEFAULT)) {
+      throw new IllegalArgumentException("Hetero placement needs "
+          + DFSConfigKeys.DFS_NAMENODE_BLOCKPLACEMENTPOLICY_DEFAULT_PREFER_LOCAL_NODE_KEY
+          + "=true: it places the first replica through stock's writer-local choice");
+    }
+    try {
+      this.profiles = new ProfileFile(conf);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read computing-ratio profiles", e);
+    }
+    HeteroProfiles p = profiles.get();
+    LOG.info("Hetero placement on: profiles from {} ({} profile(s), bound directories {})",
+        profiles.path(), p.profiles().size(), p.bindings().keySet());
+  }
+
+  /** Where the first replica of a new block should go, and what to record once it went. */
+  public final class Choice {
+    private final PlacementShares dirShares;
+    private final Map<DatanodeDescriptor, Double> target;
+    private final DatanodeDescriptor preferred;
+
+    private Choice(PlacementShares dirShares, Map<DatanodeDescriptor, Double> target) {
+      this.dirShares = dirShares;
+      this.target = target;
+      this.preferred = dirShares.byDeficit(target).get(0);
+    }
+
+    /** The node to hand to stock placement as the writer. */
+    public DatanodeDescriptor preferred() {
+      return preferred;
+    }
+
+    /**
+     * The client's flags without the hints about its own node and rack: for a bound directory
+     * the profile decides where the first replica goes.
+     */
+    public EnumSet<AddBlockFlag> flags(EnumSet<AddBlockFlag> flags) {
+      if (flags == null) {
+        return null;
+      }
+      EnumSet<AddBlockFlag> f = EnumSet.copyOf(flags);
+      f.remove(AddBlockFlag.NO_LOCAL_WRITE);
+      f.remove(AddBlockFlag.NO_LOCAL_RACK);
+      return f;
+    }
+
+    /** Records the node that took the first replica: the preferred one if stock accepted it. */
+    public void placed(DatanodeStorageInfo[] targets) {
+      DatanodeDescriptor first = null;
+      for (DatanodeStorageInfo t : targets) {
+        if (t.getDatanodeDescriptor().equals(preferred)) {
+          first = preferred;
+        }
+      }
+      if (first == null && targets.length > 0) {
+        // Stock refused the preferred node (full, busy): it stays in deficit and is tried
+        // again for the next block.
+        first = targets[0].getDatanodeDescriptor();
+        LOG.debug("{} could not take a block under {}; placed on {}", preferred,
+            dirShares.directory(), first);
+      }
+      if (first != null) {
+        dirShares.record(first);
+        if (dirShares.total() % LOG_EVERY_BLOCKS == 1) {
+          LOG.info("Hetero placement {}", dirShares.describe(target));
+        }
+      }
+    }
+  }
+
+  /**
+   * The choice for a new block of {@code srcPath}, or null when stock placement applies (not
+   * under a bound directory, or no candidate node).
+   *
+   * @param excludedNodes nodes the caller excludes (may be null)
+   * @param clientNodeToAvoid the writer's node when it asked not to be written to, else null
+   */
+  public Choice choose(String srcPath, Set<Node> excludedNodes, Node clientNodeToAvoid) {
+    if (srcPath == null) {
+      return null;
+    }
+    HeteroProfiles p = profiles.get();
+    String dir = p.boundDirectoryOf(srcPath);
+    if (dir == null) {
+      return null;
+    }
+    String profileName = p.bindings().get(dir);
+    // Re-binding a directory to another profile starts its counts afresh.
+    PlacementShares dirShares = shares.compute(dir, (d, s) ->
+        s != null && s.profile().equals(profileName) ? s : new PlacementShares(d, profileName));
+    Map<DatanodeDescriptor, Double> target = NodeWeights.shares(
+        p.profile(profileName), candidates(excludedNodes, clientNodeToAvoid));
+    return target.isEmpty() ? null : new Choice(dirShares, target);
+  }
+
+  /** Live, in-service, non-excluded (and, when stock avoids them, non-stale) DataNodes. */
+  private List<DatanodeDescriptor> candidates(Set<Node> excludedNodes, Node notThisOne) {
+    boolean avoidStale = clusterStats != null && clusterStats.isAvoidingStaleDataNodesForWrite();
+    List<DatanodeDescriptor> out = new ArrayList<>();
+    for (Node n : clusterMap.getLeaves(NodeBase.ROOT)) {
+      if (!(n instanceof DatanodeDescriptor) || n.equals(notThisOne)
+          || (excludedNodes != null && excludedNodes.contains(n))) {
+        continue;
+      }
+      DatanodeDescriptor dn = (DatanodeDescriptor) n;
+      if (dn.isAlive() && dn.isInService() && !(avoidStale && dn.isStale(staleIntervalMs))) {
+        out.add(dn);
+      }
+    }
+    return out;
+  }
+
+  /** First replicas this NameNode placed under the bound {@code dir}, by DataNode ip:port. */
+  public Map<String, Long> placedFirstReplicas(String dir) {
+    PlacementShares s = shares.get(HeteroProfiles.normalize(dir));
+    Map<String, Long> out = new TreeMap<>();
+    if (s != null) {
+      for (Node n : clusterMap.getLeaves(NodeBase.ROOT)) {
+        if (n instanceof DatanodeDescriptor) {
+          DatanodeDescriptor dn = (DatanodeDescriptor) n;
+          out.put(dn.getXferAddr(), s.placed(dn));
+        }
+      }
+    }
+    return out;
+  }
+}
