@@ -1,0 +1,274 @@
+package io.hadoopaccel.hdfs.hetero;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.hadoopaccel.common.conf.AccelConfigKeys;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.BlockLocation;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.LocatedFileStatus;
+import org.apache.hadoop.fs.RemoteIterator;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
+import org.apache.hadoop.hdfs.server.blockmanagement.HeteroBlockPlacementPolicy;
+import org.apache.hadoop.net.Node;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The placement policy in a real NameNode: five DataNodes named after the seed's Table 3.4 nodes,
+ * profiles 1 : 2 : 3 (Table 3.2) and 1 : 2 : 3.3 : 3.3 : 3.3 (Table 3.4, Grep).
+ */
+class TestHeteroPlacement {
+  private static final int BLOCK = 64 * 1024;
+  private static final String[] HOSTS = {"node-a", "node-b", "node-c", "node-d", "node-e"};
+
+  @TempDir
+  static Path tmp;
+  private static Path profilesFile;
+  private static MiniDFSCluster cluster;
+  private static DistributedFileSystem fs;
+
+  @BeforeAll
+  static void start() throws IOException {
+    profilesFile = tmp.resolve("hetero-profiles.conf");
+    writeProfiles("profile three\nnode node-a 1\nnode node-b 2\nnode node-c 3\n"
+        + "profile grep\nnode node-a 1\nnode node-b 2\nnode node-c 3.3\nnode node-d 3.3\n"
+        + "node node-e 3.3\n"
+        + "profile wc\nnode node-a 1\nnode node-b 2\nnode node-c 5\nnode node-d 5\n"
+        + "bind /three three\nbind /grep grep\n");
+    Configuration conf = new Configuration();
+    conf.set(DFSConfigKeys.DFS_BLOCK_REPLICATOR_CLASSNAME_KEY,
+        HeteroBlockPlacementPolicy.class.getName());
+    conf.set(AccelConfigKeys.HETERO_PROFILES_FILE, profilesFile.toString());
+    conf.set(AccelConfigKeys.HETERO_PROFILES_RELOAD_MS, "0");
+    conf.setLong(DFSConfigKeys.DFS_BLOCK_SIZE_KEY, BLOCK);
+    conf.setLong(DFSConfigKeys.DFS_NAMENODE_MIN_BLOCK_SIZE_KEY, 0);
+    conf.setInt(DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_KEY, 1);
+    File base = tmp.resolve("dfs").toFile();
+    cluster = new MiniDFSCluster.Builder(conf, base).numDataNodes(HOSTS.length).hosts(HOSTS)
+        .build();
+    cluster.waitActive();
+    fs = cluster.getFileSystem();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (cluster != null) {
+      cluster.shutdown();
+    }
+  }
+
+  private static void writeProfiles(String text) throws IOException {
+    // Through a rename, as 'hdfs hetero' writes it, so the NameNode never reads half a file.
+    Path t = Files.createTempFile(tmp, "p", ".tmp");
+    Files.write(t, text.getBytes(StandardCharsets.UTF_8));
+    Files.move(t, profilesFile, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    // The reload check compares mtime and size; make an edit of equal size visible too.
+    Files.setLastModifiedTime(profilesFile,
+        java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + text.length()));
+  }
+
+  private static void write(String path, int blocks, short replication) throws IOException {
+    byte[] buf = new byte[BLOCK];
+    new Random(path.hashCode()).nextBytes(buf);
+    try (FSDataOutputStream out = fs.create(new org.apache.hadoop.fs.Path(path), replication)) {
+      for (int i = 0; i < blocks; i++) {
+        out.write(buf);
+      }
+    }
+  }
+
+  /** Blocks of every file under {@code dir} with a replica on each host. */
+  private static Map<String, Integer> replicasPerHost(String dir) throws IOException {
+    Map<String, Integer> count = new TreeMap<>();
+    for (String h : HOSTS) {
+      count.put(h, 0);
+    }
+    RemoteIterator<LocatedFileStatus> it = fs.listFiles(new org.apache.hadoop.fs.Path(dir), true);
+    while (it.hasNext()) {
+      for (BlockLocation b : it.next().getBlockLocations()) {
+        for (String h : b.getHosts()) {
+          count.merge(h, 1, Integer::sum);
+        }
+      }
+    }
+    return count;
+  }
+
+  /** Asserts every node's count is within one block of n × (1/ratio) / Σ(1/ratio). */
+  private static void assertShares(Map<String, Double> ratios, Map<String, ? extends Number> counts,
+      int blocks) {
+    double speed = 0;
+    for (double r : ratios.values()) {
+      speed += 1 / r;
+    }
+    long sum = 0;
+    for (String h : HOSTS) {
+      double target = ratios.containsKey(h) ? blocks * (1 / ratios.get(h)) / speed : 0;
+      long actual = counts.get(h).longValue();
+      sum += actual;
+      assertTrue(Math.abs(actual - target) <= 1.0,
+          h + " holds " + actual + " blocks, target " + target + ": " + counts);
+    }
+    assertEquals(blocks, sum, "counts " + counts);
+  }
+
+  private static HeteroPlacement placement() {
+    return ((HeteroBlockPlacementPolicy) cluster.getNamesystem().getBlockManager()
+        .getBlockPlacementPolicy()).hetero();
+  }
+
+  /** Counts by host name from the policy's own counters (by ip:port). */
+  private static Map<String, Long> firstReplicasPerHost(String dir) {
+    Map<String, Long> byAddr = placement().placedFirstReplicas(dir);
+    Map<String, Long> out = new TreeMap<>();
+    for (DatanodeDescriptor dn : cluster.getNamesystem().getBlockManager().getDatanodeManager()
+        .getDatanodeListForReport(org.apache.hadoop.hdfs.protocol.HdfsConstants.DatanodeReportType.LIVE)) {
+      out.put(dn.getHostName(), byAddr.getOrDefault(dn.getXferAddr(), 0L));
+    }
+    return out;
+  }
+
+  @Test
+  void replicationOneFollowsTable32() throws IOException {
+    // Nodes d and e are not in profile "three": they get ratio 1 (with a warning) unless
+    // excluded; bind a profile that names all five to check the seed's 6 : 3 : 2 instead.
+    writeProfiles(Files.readString(profilesFile)
+        + "profile three5\nnode node-a 1\nnode node-b 2\nnode node-c 3\nnode node-d 1000000\n"
+        + "node node-e 1000000\nbind /t32 three5\n");
+    write("/t32/input", 44, (short) 1);
+    assertShares(Map.of("node-a", 1.0, "node-b", 2.0, "node-c", 3.0, "node-d", 1e6,
+        "node-e", 1e6), replicasPerHost("/t32"), 44);
+  }
+
+  @Test
+  void replicationOneFollowsTable34() throws IOException {
+    write("/grep/input", 48, (short) 1);
+    Map<String, Double> grep = Map.of("node-a", 1.0, "node-b", 2.0, "node-c", 3.3,
+        "node-d", 3.3, "node-e", 3.3);
+    assertShares(grep, replicasPerHost("/grep"), 48);
+    // Many one-block files (seed ch.4's small files): the directory's share, not each file's.
+    for (int i = 0; i < 24; i++) {
+      write("/grep/small/f" + i, 1, (short) 1);
+    }
+    assertShares(grep, replicasPerHost("/grep/small"), 24);
+  }
+
+  @Test
+  void replicationTwoPlacesFirstReplicasByShare() throws IOException {
+    writeProfiles(Files.readString(profilesFile) + "bind /r2 wc\n");
+    write("/r2/input", 40, (short) 2);
+    // node-e is unknown to profile wc: ratio 1, like the fastest.
+    Map<String, Double> wc = Map.of("node-a", 1.0, "node-b", 2.0, "node-c", 5.0, "node-d", 5.0,
+        "node-e", 1.0);
+    Map<String, Long> first = firstReplicasPerHost("/r2");
+    assertShares(wc, first, 40);
+    Map<String, Integer> replicas = replicasPerHost("/r2");
+    int total = 0;
+    for (String h : HOSTS) {
+      assertTrue(replicas.get(h) >= first.get(h), "first replicas really landed: " + replicas);
+      total += replicas.get(h);
+    }
+    assertEquals(80, total, "replication 2 kept: " + replicas);
+  }
+
+  @Test
+  void unboundFilesAreLeftToStock() throws IOException {
+    write("/elsewhere/input", 8, (short) 1);
+    assertTrue(firstReplicasPerHost("/elsewhere").values().stream().allMatch(c -> c == 0));
+    assertNull(placement().choose("/elsewhere/input", Collections.emptySet(), null));
+    assertNull(placement().choose(null, Collections.emptySet(), null));
+  }
+
+  @Test
+  void excludedAndAvoidedNodesAreSkipped() {
+    DatanodeDescriptor a = null;
+    for (DatanodeDescriptor dn : cluster.getNamesystem().getBlockManager().getDatanodeManager()
+        .getDatanodeListForReport(org.apache.hadoop.hdfs.protocol.HdfsConstants.DatanodeReportType.LIVE)) {
+      if (dn.getHostName().equals("node-a")) {
+        a = dn;
+      }
+    }
+    // node-a is the fastest: a fresh directory starts with it.
+    assertEquals("node-a",
+        placement().choose("/grep/fresh-dir-check", new HashSet<>(), null).preferred().getHostName());
+    Set<Node> excluded = new HashSet<>();
+    excluded.add(a);
+    assertNotEquals("node-a", placement().choose("/grep/x", excluded, null).preferred().getHostName());
+    assertNotEquals("node-a", placement().choose("/grep/x", new HashSet<>(), a).preferred().getHostName());
+  }
+
+  @Test
+  void profileEditsApplyWithoutRestartAndTyposAreIgnored() throws IOException {
+    String good = Files.readString(profilesFile);
+    writeProfiles(good + "profile flat\nnode node-a 1\nnode node-b 1\nnode node-c 1\n"
+        + "node node-d 1\nnode node-e 1\nbind /flat flat\n");
+    write("/flat/input", 25, (short) 1);
+    Map<String, Integer> flat = replicasPerHost("/flat");
+    for (String h : HOSTS) {
+      assertEquals(5, (int) flat.get(h), "even split under the new binding: " + flat);
+    }
+    // A malformed edit keeps the profiles in force: /flat stays bound and even.
+    writeProfiles(good + "profile flat\nnode node-a one\nbind /flat flat\n");
+    write("/flat/more", 25, (short) 1);
+    Map<String, Integer> more = replicasPerHost("/flat");
+    for (String h : HOSTS) {
+      assertEquals(10, (int) more.get(h), "still even after a bad edit: " + more);
+    }
+    writeProfiles(good);
+  }
+
+  @Test
+  void malformedProfilesStopStartupNamingTheLine() throws IOException {
+    Path bad = tmp.resolve("bad.conf");
+    Files.write(bad, "profile p\nnode a 1\nnode b x\n".getBytes(StandardCharsets.UTF_8));
+    Configuration conf = new Configuration();
+    conf.set(AccelConfigKeys.HETERO_PROFILES_FILE, bad.toString());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> new HeteroPlacement(conf, null, cluster.getNamesystem().getBlockManager()
+            .getDatanodeManager().getNetworkTopology()));
+    assertEquals(bad + ":3: ratio 'x' of node b is not a number", e.getMessage());
+    conf.set(AccelConfigKeys.HETERO_PROFILES_RELOAD_MS, "soon");
+    assertTrue(assertThrows(IllegalArgumentException.class,
+        () -> new HeteroPlacement(conf, null, null)).getMessage()
+        .contains(AccelConfigKeys.HETERO_PROFILES_RELOAD_MS));
+  }
+
+  @Test
+  void readsBackWhatWasWritten() throws IOException {
+    write("/grep/check", 3, (short) 1);
+    FileStatus st = fs.getFileStatus(new org.apache.hadoop.fs.Path("/grep/check"));
+    assertEquals(3L * BLOCK, st.getLen());
+    byte[] expected = new byte[BLOCK];
+    new Random("/grep/check".hashCode()).nextBytes(expected);
+    byte[] got = new byte[BLOCK];
+    try (java.io.DataInputStream in = fs.open(st.getPath())) {
+      for (int i = 0; i < 3; i++) {
+        in.readFully(got);
+        assertTrue(java.util.Arrays.equals(expected, got), "block " + i);
+      }
+    }
+  }
+}
