@@ -2,9 +2,15 @@ package io.hadoopaccel.common.conf;
 
 import java.util.Locale;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.util.StringUtils;
 
 /**
- * Loads {@code accel-default.xml} as a Hadoop default resource and reads our keys strictly.
+ * Reads our keys: the value set in the configuration (site files, job, command line), else the
+ * default declared in {@code accel-default.xml}; strictly.
+ *
+ * <p>{@code accel-default.xml} is deliberately not registered with
+ * {@code Configuration.addDefaultResource}: a default resource added after {@code hdfs-site.xml}
+ * or {@code mapred-site.xml} were loaded would override the values users set there.
  *
  * <p>Upstream's {@code Configuration.getBoolean} quietly returns the default for a value such as
  * {@code "ture"}; a feature switch must not be silently ignored, so these getters reject bad
@@ -13,27 +19,32 @@ import org.apache.hadoop.conf.Configuration;
 public final class AccelConfiguration {
   public static final String DEFAULT_RESOURCE = "accel-default.xml";
 
+  private static final Configuration DEFAULTS = new Configuration(false);
+
   static {
-    Configuration.addDefaultResource(DEFAULT_RESOURCE);
+    DEFAULTS.addResource(DEFAULT_RESOURCE);
   }
 
   private AccelConfiguration() {}
 
-  /**
-   * Makes sure our defaults are registered. Idempotent and cheap; call it from any entry point
-   * (plugin constructor, {@code main}) before reading our keys.
-   */
-  public static void init() {
-    // The static initializer did the work.
-  }
-
-  /** A new {@link Configuration} with Hadoop's and our defaults. */
+  /** A new {@link Configuration} with Hadoop's defaults and site files. */
   public static Configuration create() {
     return new Configuration();
   }
 
-  private static String required(Configuration conf, String key) {
+  /** The value of {@code key} in {@code conf}, else its default, trimmed; null if neither. */
+  public static String get(Configuration conf, String key) {
     String v = conf.getTrimmed(key);
+    return v != null ? v : DEFAULTS.getTrimmed(key);
+  }
+
+  /** Like {@link #get} for a key that must have a value (every key of ours has a default). */
+  public static String getString(Configuration conf, String key) {
+    return required(conf, key);
+  }
+
+  private static String required(Configuration conf, String key) {
+    String v = get(conf, key);
     if (v == null) {
       throw new IllegalArgumentException(
           "Configuration key " + key + " has no value and no default in " + DEFAULT_RESOURCE);
@@ -79,7 +90,7 @@ public final class AccelConfiguration {
     String v = required(conf, key);
     long n;
     try {
-      n = conf.getLongBytes(key, -1);
+      n = StringUtils.TraditionalBinaryPrefix.string2long(v);
     } catch (IllegalArgumentException e) { // includes NumberFormatException
       throw bad(key, v, "a size such as 128k, 64m or 1g");
     }

@@ -7,6 +7,7 @@ import io.hadoopaccel.common.conf.AccelConfiguration;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -57,7 +58,6 @@ public final class NativeLoader {
    */
   public static <T extends Library> Optional<T> load(
       Configuration conf, String name, Class<T> api, String fallback) {
-    AccelConfiguration.init();
     if (!AccelConfiguration.getBoolean(conf, AccelConfigKeys.NATIVE_ENABLED)) {
       if (SWITCHED_OFF.add(name)) {
         LOG.info("Native library {} not used: {}=false; falling back to {}",
@@ -99,7 +99,7 @@ public final class NativeLoader {
 
   private static List<String> searchDirs(Configuration conf) {
     List<String> dirs = new ArrayList<>();
-    String configured = conf.getTrimmed(AccelConfigKeys.NATIVE_LIB_DIR, "");
+    String configured = Objects.toString(AccelConfiguration.get(conf, AccelConfigKeys.NATIVE_LIB_DIR), "");
     if (!configured.isEmpty()) {
       dirs.add(configured);
     }

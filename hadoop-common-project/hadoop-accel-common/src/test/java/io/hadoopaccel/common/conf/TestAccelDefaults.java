@@ -8,12 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.InputStream;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
@@ -63,10 +66,21 @@ class TestAccelDefaults {
   }
 
   @Test
-  void defaultsReachEveryNewConfiguration() {
-    AccelConfiguration.init();
+  void defaultsApplyWhenNothingIsSet() {
     Configuration conf = new Configuration();
-    assertEquals("true", conf.get(AccelConfigKeys.NATIVE_ENABLED));
     assertTrue(AccelConfiguration.getBoolean(conf, AccelConfigKeys.NATIVE_ENABLED));
+    assertEquals(null, AccelConfiguration.get(conf, AccelConfigKeys.NATIVE_LIB_DIR));
+  }
+
+  @Test
+  void siteFilesWinOverDefaults(@TempDir Path dir) throws Exception {
+    // As a daemon sees it: hdfs-site.xml already loaded before any feature reads its keys.
+    Path site = dir.resolve("some-site.xml");
+    Files.writeString(site, "<configuration><property><name>" + AccelConfigKeys.NATIVE_ENABLED
+        + "</name><value>false</value></property></configuration>");
+    Configuration conf = new Configuration();
+    conf.addResource(new org.apache.hadoop.fs.Path(site.toUri()));
+    assertFalse(AccelConfiguration.getBoolean(conf, AccelConfigKeys.NATIVE_ENABLED));
+    assertFalse(AccelConfiguration.getBoolean(new Configuration(conf), AccelConfigKeys.NATIVE_ENABLED));
   }
 }

@@ -52,8 +52,7 @@ public final class ProfileFile {
 
   /** The file a configuration names. */
   public static Path resolve(Configuration conf) {
-    AccelConfiguration.init();
-    String name = conf.getTrimmed(AccelConfigKeys.HETERO_PROFILES_FILE);
+    String name = AccelConfiguration.getString(conf, AccelConfigKeys.HETERO_PROFILES_FILE);
     if (name == null || name.isEmpty()) {
       throw new IllegalArgumentException(
           "Configuration key " + AccelConfigKeys.HETERO_PROFILES_FILE + " is empty");

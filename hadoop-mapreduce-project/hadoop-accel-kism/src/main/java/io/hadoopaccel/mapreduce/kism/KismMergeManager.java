@@ -103,7 +103,6 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
     this.reporter = reporter;
     this.mergedMapOutputs = mergedMapOutputs;
 
-    AccelConfiguration.init();
     float inputBuffer = fraction(conf, MRJobConfig.SHUFFLE_INPUT_BUFFER_PERCENT,
         MRJobConfig.DEFAULT_SHUFFLE_INPUT_BUFFER_PERCENT);
     float singleShuffle = fraction(conf, MRJobConfig.SHUFFLE_MEMORY_LIMIT_PERCENT,
