@@ -82,6 +82,8 @@ def main() -> int:
     ap.add_argument("--a-args", default="", help="job options of A, e.g. '-Dkey=value ...'")
     ap.add_argument("--b-name", default="stock-again")
     ap.add_argument("--b-args", default="")
+    ap.add_argument("--a-input", help="HDFS input of A instead of the generated one (e.g. the same data placed differently)")
+    ap.add_argument("--b-input", help="HDFS input of B instead of the generated one")
     ap.add_argument("-n", "--repetitions", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=1, help="warm-up pairs, not in the statistics")
     ap.add_argument("--drop-caches", action="store_true", help="drop the page cache before every run (root)")
@@ -112,7 +114,8 @@ def main() -> int:
         logs = out / "logs"
         logs.mkdir(parents=True, exist_ok=True)
 
-        if c.sh(f"hdfs dfs -test -e {values['input']}", check=False).returncode != 0:
+        generated_needed = not (args.a_input and args.b_input)
+        if generated_needed and c.sh(f"hdfs dfs -test -e {values['input']}", check=False).returncode != 0:
             gen = ["hadoop", "jar"] + expand(wl.generate, values)
             wall, _, rc = c.run_job(gen, logs / "generate.log")
             if rc != 0:
@@ -120,8 +123,8 @@ def main() -> int:
             print(f"generated {values['input']} in {wall:.1f}s", flush=True)
 
         configs = {
-            "A": {"name": args.a_name, "args": shlex.split(args.a_args)},
-            "B": {"name": args.b_name, "args": shlex.split(args.b_args)},
+            "A": {"name": args.a_name, "args": shlex.split(args.a_args), "input": args.a_input or values["input"]},
+            "B": {"name": args.b_name, "args": shlex.split(args.b_args), "input": args.b_input or values["input"]},
         }
         runs = []
         for i in range(args.warmup + args.repetitions):
@@ -131,7 +134,7 @@ def main() -> int:
                 c.sh(f"hdfs dfs -rm -r -f -skipTrash {values['output']}")
                 if args.drop_caches:
                     c.drop_caches()
-                argv = ["hadoop", "jar"] + with_job_args(expand(wl.run, values), cfg["args"])
+                argv = ["hadoop", "jar"] + with_job_args(expand(wl.run, values | {"input": cfg["input"]}), cfg["args"])
                 wall, job_ids, rc = c.run_job(argv, logs / f"{key}-{i}.log")
                 if rc != 0 or not job_ids:
                     raise SystemExit(f"{key} run {i} failed (exit {rc}), see {logs / f'{key}-{i}.log'}")
