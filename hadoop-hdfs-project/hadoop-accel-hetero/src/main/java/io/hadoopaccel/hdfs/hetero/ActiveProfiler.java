@@ -261,7 +261,14 @@ public final class ActiveProfiler {
   private Result collect(Job job, Set<String> hosts, Map<String, String> hostByIp)
       throws IOException, InterruptedException {
     List<ComputingRatios.Observation> seen = new ArrayList<>();
-    for (ComputingRatios.Observation o : MapAttempts.of(job)) {
+    MapAttempts.Result attempts = MapAttempts.of(job);
+    if (attempts.notFirstAttempt + attempts.incomplete > 0) {
+      log.printf("NOTE: %d probe map(s) left out: %d succeeded only on a retry, %d without a "
+          + "node or run time in the job's reports%n",
+          attempts.notFirstAttempt + attempts.incomplete, attempts.notFirstAttempt,
+          attempts.incomplete);
+    }
+    for (ComputingRatios.Observation o : attempts.observations) {
       String host = dataNodeHost(o.host(), hosts, hostByIp);
       if (host == null) {
         log.printf("WARNING: probe attempt on %s ignored: no DataNode runs there, so it did "

@@ -7,10 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.hadoop.fs.BlockLocation;
-import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.HdfsConstants.DatanodeReportType;
@@ -18,8 +15,8 @@ import org.apache.hadoop.hdfs.protocol.HdfsConstants.DatanodeReportType;
 /**
  * Where the blocks of a directory are, per DataNode, next to the shares its profile asks for:
  * what {@code hdfs hetero show -dir} prints. Replicas are counted (a block of replication 3
- * counts on three nodes), from {@link DistributedFileSystem#listFiles} with block locations;
- * the target share of a live DataNode is {@link NodeWeights#shares} over the live DataNodes.
+ * counts on three nodes), from the balancer's {@link BlockLayout} of the directory; the target
+ * share of a live DataNode is {@link NodeWeights#shares} over the live DataNodes.
  */
 public final class DirectoryShares {
 
@@ -79,9 +76,11 @@ public final class DirectoryShares {
   private final long replicas;
   private final long bytes;
   private final List<String> unknownToProfile;
+  private final List<String> skippedFiles;
 
   private DirectoryShares(Path dir, String profile, Map<String, Node> nodes, long files,
-      long blocks, long replicas, long bytes, List<String> unknownToProfile) {
+      long blocks, long replicas, long bytes, List<String> unknownToProfile,
+      List<String> skippedFiles) {
     this.dir = dir;
     this.profile = profile;
     this.nodes = Collections.unmodifiableMap(nodes);
@@ -90,29 +89,35 @@ public final class DirectoryShares {
     this.replicas = replicas;
     this.bytes = bytes;
     this.unknownToProfile = Collections.unmodifiableList(unknownToProfile);
+    this.skippedFiles = Collections.unmodifiableList(skippedFiles);
   }
 
   /**
-   * Counts the replicas of every file under {@code dir}.
+   * Counts the replicas of every file under {@code dir}, from a {@link BlockLayout} of it.
    *
    * @param profile the profile the directory is placed by, or null for none
+   * @throws java.io.FileNotFoundException if {@code dir} does not exist
    */
   public static DirectoryShares of(DistributedFileSystem dfs, Path dir,
       HeteroProfiles.Profile profile) throws IOException {
-    Map<String, Node> nodes = new LinkedHashMap<>();
+    dfs.getFileStatus(dir); // a missing directory is an error here, not an empty layout
+    String d = Path.getPathWithoutSchemeAndAuthority(dir).toString();
+    BlockLayout layout = BlockLayout.read(dfs, Collections.singletonList(d));
+
+    Map<String, Node> nodes = new LinkedHashMap<>(); // by DataNode UUID
     List<DatanodeInfo> live = new ArrayList<>();
     for (DatanodeInfo dn : dfs.getDataNodeStats(DatanodeReportType.LIVE)) {
       live.add(dn);
     }
     live.sort((a, b) -> a.getXferAddr().compareTo(b.getXferAddr()));
     for (DatanodeInfo dn : live) {
-      nodes.put(dn.getXferAddr(), new Node(dn.getXferAddr(), dn.getHostName(), true));
+      nodes.put(dn.getDatanodeUuid(), new Node(dn.getXferAddr(), dn.getHostName(), true));
     }
     List<String> unknown = new ArrayList<>();
     if (profile != null) {
       for (Map.Entry<DatanodeInfo, Double> e : NodeWeights.shares(profile, live).entrySet()) {
         DatanodeInfo dn = e.getKey();
-        Node n = nodes.get(dn.getXferAddr());
+        Node n = nodes.get(dn.getDatanodeUuid());
         n.target = e.getValue();
         n.ratio = NodeWeights.ratio(profile, dn);
         if (Double.isNaN(profile.ratioOf(dn.getXferAddr(),
@@ -121,30 +126,18 @@ public final class DirectoryShares {
         }
       }
     }
-    long files = 0;
-    long blocks = 0;
     long replicas = 0;
-    long bytes = 0;
-    RemoteIterator<LocatedFileStatus> it = dfs.listFiles(dir, true);
-    while (it.hasNext()) {
-      LocatedFileStatus f = it.next();
-      files++;
-      for (BlockLocation b : f.getBlockLocations()) {
-        blocks++;
-        bytes += b.getLength();
-        String[] names = b.getNames();
-        String[] hosts = b.getHosts();
-        for (int i = 0; i < names.length; i++) {
-          String host = i < hosts.length ? hosts[i] : names[i];
-          Node n = nodes.computeIfAbsent(names[i], a -> new Node(a, host, false));
-          n.replicas++;
-          n.bytes += b.getLength();
-          replicas++;
-        }
-      }
+    for (Map.Entry<String, DatanodeInfo> e : layout.nodes().entrySet()) {
+      DatanodeInfo dn = e.getValue();
+      Node n = nodes.computeIfAbsent(e.getKey(),
+          id -> new Node(dn.getXferAddr(), dn.getHostName(), false));
+      n.replicas = layout.blocksOn(e.getKey());
+      n.bytes = layout.bytesOn(e.getKey());
+      replicas += n.replicas;
     }
-    return new DirectoryShares(dir, profile == null ? null : profile.name(), nodes, files,
-        blocks, replicas, bytes, unknown);
+    return new DirectoryShares(dir, profile == null ? null : profile.name(), nodes,
+        layout.files(), layout.blocks().size(), replicas, layout.totalBytes(), unknown,
+        layout.skippedFiles());
   }
 
   public Path dir() {
@@ -156,7 +149,7 @@ public final class DirectoryShares {
     return profile;
   }
 
-  /** By DataNode address: live ones (sorted) first, then dead ones holding replicas. */
+  /** By DataNode UUID: live ones (sorted by address) first, then others holding replicas. */
   public Map<String, Node> nodes() {
     return nodes;
   }
@@ -180,6 +173,11 @@ public final class DirectoryShares {
   /** Live DataNodes the profile has no ratio for (they count as ratio 1). */
   public List<String> unknownToProfile() {
     return unknownToProfile;
+  }
+
+  /** Files not counted: open for writing or erasure-coded ({@link BlockLayout}). */
+  public List<String> skippedFiles() {
+    return skippedFiles;
   }
 
   /** Node address to its actual share of replicas (0..1). */

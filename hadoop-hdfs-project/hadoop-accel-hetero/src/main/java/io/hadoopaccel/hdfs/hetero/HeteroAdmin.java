@@ -43,8 +43,10 @@ public class HeteroAdmin extends Configured implements Tool {
       "  list                          profiles, their ratios and shares, bound directories",
       "  show NAME                     ratio and share of each node of profile NAME",
       "  show -dir DIR                 DIR's replicas per DataNode against its profile's target",
-      "  set NAME HOST=RATIO...        create or replace profile NAME (values are normalised so",
-      "                                the fastest is 1: response times may be given as they are)",
+      "  set NAME [-times] HOST=VALUE...",
+      "                                create or replace profile NAME with these ratios; with",
+      "                                -times the values are response times, normalised so the",
+      "                                fastest node gets ratio 1",
       "  remove NAME                   delete profile NAME (no directory may be bound to it)",
       "  bind DIR NAME                 place new blocks of files under DIR by profile NAME",
       "  unbind DIR                    give DIR back to stock placement",
@@ -232,6 +234,10 @@ public class HeteroAdmin extends Configured implements Tool {
           ratio, n.replicas(), n.bytes(), 100 * actual.get(n.address()), target, targetCount,
           n.live() ? "" : "  (not live)");
     }
+    if (!s.skippedFiles().isEmpty()) {
+      out.printf("Not counted (open for writing or erasure-coded): %d file(s), e.g. %s%n",
+          s.skippedFiles().size(), s.skippedFiles().get(0));
+    }
     for (String u : s.unknownToProfile()) {
       err.printf("WARNING: profile %s has no ratio for DataNode %s: it counts as ratio 1%n",
           prof.name(), u);
@@ -242,15 +248,17 @@ public class HeteroAdmin extends Configured implements Tool {
   // ---- edits ----
 
   private int set(List<String> args) throws Exception {
-    if (args.size() < 2) {
-      throw new UsageException("expected 'set NAME HOST=RATIO...'");
+    List<String> rest = new ArrayList<>(args);
+    boolean times = rest.remove("-times");
+    if (rest.size() < 2 || rest.get(0).startsWith("-")) {
+      throw new UsageException("expected 'set NAME [-times] HOST=VALUE...'");
     }
-    String name = args.get(0);
+    String name = rest.get(0);
     Map<String, Double> values = new LinkedHashMap<>();
-    for (String a : args.subList(1, args.size())) {
+    for (String a : rest.subList(1, rest.size())) {
       int eq = a.lastIndexOf('=');
       if (eq <= 0 || eq == a.length() - 1) {
-        throw new UsageException("argument '" + a + "' is not HOST=RATIO");
+        throw new UsageException("argument '" + a + "' is not HOST=VALUE");
       }
       String host = a.substring(0, eq);
       double v;
@@ -267,7 +275,7 @@ public class HeteroAdmin extends Configured implements Tool {
         throw new UsageException("argument '" + a + "': node " + host + " given twice");
       }
     }
-    Map<String, Double> ratios = normalise(values);
+    Map<String, Double> ratios = times ? normalise(values) : values;
     Path file = file();
     HeteroProfiles p = read(file);
     boolean existed = p.profile(name) != null;
@@ -277,8 +285,11 @@ public class HeteroAdmin extends Configured implements Tool {
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
     }
-    if (!ratios.equals(values)) {
-      out.println("Normalised to the fastest node (ratio 1).");
+    if (times) {
+      out.println("Response times normalised to the fastest node (ratio 1).");
+    } else if (Collections.min(ratios.values()) != 1.0) {
+      out.println("NOTE: no node has ratio 1 (the fastest); nodes missing from the profile "
+          + "count as ratio 1. Use -times to give response times instead of ratios.");
     }
     write(file, next);
     out.printf("%s profile %s in %s%n", existed ? "Replaced" : "Created", name, file);
@@ -286,11 +297,11 @@ public class HeteroAdmin extends Configured implements Tool {
     return 0;
   }
 
-  /** Each value over the smallest, rounded as the file keeps it; unchanged if already so. */
+  /** Each value over the smallest, rounded as the file keeps it. */
   static Map<String, Double> normalise(Map<String, Double> values) {
     double min = Collections.min(values.values());
     Map<String, Double> r = new LinkedHashMap<>();
-    values.forEach((k, v) -> r.put(k, min == 1.0 ? v : ComputingRatios.round(v / min)));
+    values.forEach((k, v) -> r.put(k, ComputingRatios.round(v / min)));
     return r;
   }
 

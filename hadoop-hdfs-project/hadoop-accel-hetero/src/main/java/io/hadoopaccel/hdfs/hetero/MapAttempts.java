@@ -16,26 +16,36 @@ import org.apache.hadoop.mapreduce.TaskType;
 import org.apache.hadoop.mapreduce.lib.input.FileInputFormatCounter;
 
 /**
- * The successful map attempts of a finished job as {@link ComputingRatios.Observation}s: the
- * host an attempt ran on and its run time come from the job's task completion events (the
- * NodeManager's address and launch-to-finish time); the bytes it read from the counters of the
- * task's successful attempt (HDFS_BYTES_READ, else the input format's BYTES_READ).
+ * The successful map attempts of a finished job as {@link ComputingRatios.Observation}s.
+ *
+ * <ul>
+ *   <li>host: the job's task completion events (the NodeManager address of the attempt);
+ *   <li>run time: the task report's start to finish, i.e. the attempt's container launch to its
+ *       end. The client API's completion events carry no run time on YARN (the conversion from
+ *       the ApplicationMaster's records drops it: always 0), hence the task reports. A task whose
+ *       successful attempt is not its first (a retry after a failure, or a speculative attempt)
+ *       is left out: its report's start belongs to an earlier attempt;
+ *   <li>bytes: the counters of the task's successful attempt, HDFS_BYTES_READ, else the input
+ *       format's BYTES_READ.
+ * </ul>
  */
 final class MapAttempts {
   private static final int EVENTS_PER_CALL = 1000;
 
+  /** The observations, and how many successful map tasks could not be used. */
+  static final class Result {
+    final List<ComputingRatios.Observation> observations = new ArrayList<>();
+    /** Successful on a later attempt than the first: no attempt-level run time. */
+    int notFirstAttempt;
+    /** No completion event naming the node, or no start/finish time in the report. */
+    int incomplete;
+  }
+
   private MapAttempts() {}
 
-  /** Observations of every successful map attempt of {@code job}, in completion order. */
-  static List<ComputingRatios.Observation> of(Job job) throws IOException, InterruptedException {
-    Map<TaskAttemptID, Long> bytes = new HashMap<>();
-    for (TaskReport r : job.getTaskReports(TaskType.MAP)) {
-      TaskAttemptID ok = r.getSuccessfulTaskAttemptId();
-      if (ok != null && r.getTaskCounters() != null) {
-        bytes.put(ok, bytesRead(r.getTaskCounters()));
-      }
-    }
-    List<ComputingRatios.Observation> out = new ArrayList<>();
+  /** Observations of the successful map tasks of {@code job}, in task order. */
+  static Result of(Job job) throws IOException, InterruptedException {
+    Map<TaskAttemptID, String> hosts = new HashMap<>();
     for (int from = 0; ; ) {
       TaskCompletionEvent[] events = job.getTaskCompletionEvents(from, EVENTS_PER_CALL);
       if (events == null || events.length == 0) {
@@ -44,12 +54,28 @@ final class MapAttempts {
       from += events.length;
       for (TaskCompletionEvent e : events) {
         if (e.isMapTask() && e.getStatus() == TaskCompletionEvent.Status.SUCCEEDED) {
-          out.add(new ComputingRatios.Observation(hostOf(e.getTaskTrackerHttp()),
-              e.getTaskRunTime(), bytes.getOrDefault(e.getTaskAttemptId(), 0L)));
+          hosts.put(e.getTaskAttemptId(), hostOf(e.getTaskTrackerHttp()));
         }
       }
     }
-    return out;
+    Result r = new Result();
+    for (TaskReport t : job.getTaskReports(TaskType.MAP)) {
+      TaskAttemptID ok = t.getSuccessfulTaskAttemptId();
+      if (ok == null) {
+        continue;
+      }
+      String host = hosts.get(ok);
+      long ms = t.getFinishTime() - t.getStartTime();
+      if (ok.getId() != 0) {
+        r.notFirstAttempt++;
+      } else if (host == null || t.getStartTime() <= 0 || ms <= 0) {
+        r.incomplete++;
+      } else {
+        long bytes = t.getTaskCounters() == null ? 0 : bytesRead(t.getTaskCounters());
+        r.observations.add(new ComputingRatios.Observation(host, ms, bytes));
+      }
+    }
+    return r;
   }
 
   /** HDFS bytes read by a task, or its input format's bytes read when it read none from HDFS. */

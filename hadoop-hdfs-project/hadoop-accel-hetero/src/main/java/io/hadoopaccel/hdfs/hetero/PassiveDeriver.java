@@ -3,8 +3,16 @@ package io.hadoopaccel.hdfs.hetero;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
+import org.apache.hadoop.hdfs.protocol.HdfsConstants.DatanodeReportType;
 import org.apache.hadoop.mapreduce.Cluster;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.JobID;
@@ -63,20 +71,71 @@ public final class PassiveDeriver {
           log.printf("NOTE: job %s %s; its successful map attempts still count%n", id,
               state.toString().toLowerCase(java.util.Locale.ROOT));
         }
-        List<ComputingRatios.Observation> obs = MapAttempts.of(job);
+        MapAttempts.Result r = MapAttempts.of(job);
         int noBytes = 0;
-        for (ComputingRatios.Observation o : obs) {
+        for (ComputingRatios.Observation o : r.observations) {
           if (o.bytes() == 0) {
             noBytes++;
           }
         }
-        log.printf("Job %s (%s): %d successful map attempt(s)%s%n", id, job.getJobName(),
-            obs.size(), noBytes == 0 ? "" : ", " + noBytes + " without bytes read (ignored)");
-        all.addAll(obs);
+        StringBuilder left = new StringBuilder();
+        if (noBytes > 0) {
+          left.append(", ").append(noBytes).append(" without bytes read");
+        }
+        if (r.notFirstAttempt > 0) {
+          left.append(", ").append(r.notFirstAttempt).append(" successful only on a retry or "
+              + "speculative attempt");
+        }
+        if (r.incomplete > 0) {
+          left.append(", ").append(r.incomplete).append(" without a node or run time");
+        }
+        log.printf("Job %s (%s): %d successful map attempt(s) observed%s%n", id,
+            job.getJobName(), r.observations.size() - noBytes,
+            left.length() == 0 ? "" : " (left out" + left + ")");
+        all.addAll(r.observations);
       }
     } finally {
       cluster.close();
     }
-    return all;
+    return byDataNode(all);
+  }
+
+  /**
+   * The observations with each NodeManager host replaced by the name of the DataNode on that
+   * machine (by name or address), so that derived profiles name nodes as the active profiler
+   * and the NameNode do. Hosts without a live DataNode keep their name, with a note; so do all
+   * when the default file system is not HDFS.
+   */
+  private List<ComputingRatios.Observation> byDataNode(List<ComputingRatios.Observation> obs)
+      throws IOException {
+    FileSystem fs = FileSystem.get(conf);
+    if (!(fs instanceof DistributedFileSystem)) {
+      return obs;
+    }
+    Set<String> hosts = new LinkedHashSet<>();
+    Map<String, String> hostByIp = new TreeMap<>();
+    for (DatanodeInfo dn : ((DistributedFileSystem) fs).getDataNodeStats(DatanodeReportType.LIVE)) {
+      hosts.add(dn.getHostName());
+      hostByIp.put(dn.getIpAddr(), dn.getHostName());
+    }
+    Map<String, String> renamed = new TreeMap<>();
+    List<ComputingRatios.Observation> out = new ArrayList<>();
+    for (ComputingRatios.Observation o : obs) {
+      String dn = renamed.computeIfAbsent(o.host(),
+          h -> ActiveProfiler.dataNodeHost(h, hosts, hostByIp));
+      if (dn == null) {
+        renamed.put(o.host(), o.host());
+        log.printf("NOTE: map attempts ran on %s, where no live DataNode runs: kept under that "
+            + "name%n", o.host());
+        dn = o.host();
+      }
+      out.add(dn.equals(o.host()) ? o : new ComputingRatios.Observation(dn, o.millis(), o.bytes()));
+    }
+    renamed.forEach((nm, dn) -> {
+      if (!nm.equals(dn)) {
+        log.printf("Map attempts on %s count for DataNode %s%n", nm, dn);
+      }
+    });
+    return out;
   }
 }

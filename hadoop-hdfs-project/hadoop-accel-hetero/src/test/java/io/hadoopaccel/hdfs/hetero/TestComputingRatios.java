@@ -1,6 +1,7 @@
 package io.hadoopaccel.hdfs.hetero;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,6 +11,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
@@ -118,6 +120,17 @@ class TestComputingRatios {
     Agreement none = ComputingRatios.agreement(map("x", 1), map("y", 1));
     assertTrue(Double.isNaN(none.meanRelativeDifference()));
     assertEquals(0.0, none.maxRelativeDifference());
+  }
+
+  @Test
+  void nodeManagerHostsMapToDataNodeNamesByNameOrAddress() {
+    Set<String> hosts = Set.of("dn1", "127.0.0.1");
+    Map<String, String> byIp = Map.of("10.0.0.1", "dn1", "127.0.0.1", "127.0.0.1");
+    assertEquals("dn1", ActiveProfiler.dataNodeHost("dn1", hosts, byIp));
+    assertEquals("dn1", ActiveProfiler.dataNodeHost("10.0.0.1", hosts, byIp));
+    // A name resolved to a DataNode's address (the mini cluster: NM localhost, DN 127.0.0.1).
+    assertEquals("127.0.0.1", ActiveProfiler.dataNodeHost("localhost", hosts, byIp));
+    assertNull(ActiveProfiler.dataNodeHost("10.9.9.9", hosts, byIp));
   }
 
   @Test

@@ -85,16 +85,20 @@ class TestHeteroAdmin {
   }
 
   @Test
-  void setNormalisesResponseTimesToTheFastest() {
-    assertEquals(0, run("set", "wc", "a=20", "b=10", "c:9866=50"));
-    assertOut("Normalised");
+  void setWithTimesNormalisesResponseTimesToTheFastest() {
+    assertEquals(0, run("set", "wc", "-times", "a=20", "b=10", "c:9866=50"));
+    assertOut("normalised to the fastest");
     assertEquals(Map.of("a", 2.0, "b", 1.0, "c:9866", 5.0), onDisk().profile("wc").ratios());
+    // Without -times the values are ratios, kept as given, with a note when none is 1.
+    assertEquals(0, run("set", "wc", "a=2", "b=4"));
+    assertOut("NOTE: no node has ratio 1");
+    assertEquals(Map.of("a", 2.0, "b", 4.0), onDisk().profile("wc").ratios());
   }
 
   @Test
   void setRejectsMalformedArgumentsNamingThem() {
     assertEquals(2, run("set", "grep", "node1=1", "node2"));
-    assertErr("'node2' is not HOST=RATIO");
+    assertErr("'node2' is not HOST=VALUE");
     assertEquals(2, run("set", "grep", "node1=fast"));
     assertErr("'node1=fast': 'fast' is not a number");
     assertEquals(2, run("set", "grep", "node1=-1"));
