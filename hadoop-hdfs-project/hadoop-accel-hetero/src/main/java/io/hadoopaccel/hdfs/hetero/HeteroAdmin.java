@@ -15,6 +15,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.conf.Configured;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.mapreduce.Mapper;
 import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
 import org.apache.hadoop.util.Tool;
@@ -84,7 +85,8 @@ public class HeteroAdmin extends Configured implements Tool {
   }
 
   public static void main(String[] args) throws Exception {
-    System.exit(ToolRunner.run(new Configuration(), new HeteroAdmin(), args));
+    // hdfs-site.xml too: the profiles file key may be set there, next to the placement policy.
+    System.exit(ToolRunner.run(new HdfsConfiguration(), new HeteroAdmin(), args));
   }
 
   @Override
@@ -385,7 +387,7 @@ public class HeteroAdmin extends Configured implements Tool {
       out.printf(Locale.ROOT, "  %-" + width + "s  %8s  %10.0f  %d%n", e.getKey(),
           HeteroProfiles.formatRatio(e.getValue()), ComputingRatios.median(t), t.size());
     }
-    return save(file, before, name, r.ratios(), !dryRun);
+    return save(file, before, name, r.ratios(), !dryRun, "-dry-run");
   }
 
   private int derive(List<String> args) throws Exception {
@@ -450,14 +452,14 @@ public class HeteroAdmin extends Configured implements Tool {
         out.println("  only derived: " + String.join(", ", a.onlyOther()));
       }
     }
-    return save(file, before, name, derived, saveIt);
+    return save(file, before, name, derived, saveIt, "no -save");
   }
 
   private int save(Path file, HeteroProfiles before, String name, Map<String, Double> ratios,
-      boolean really) throws IOException {
+      boolean really, String why) throws IOException {
     if (!really) {
-      out.printf("Not saved (%s).%n", before.profile(name) == null ? "no -save / -dry-run"
-          : "profile " + name + " left as it is");
+      out.printf("Not saved (%s): %s%n", why, before.profile(name) == null
+          ? "no profile " + name + " was written" : "profile " + name + " left as it is");
       return 0;
     }
     // Re-read: another edit may have happened while the job ran.
