@@ -260,7 +260,6 @@ public final class ActiveProfiler {
 
   private Result collect(Job job, Set<String> hosts, Map<String, String> hostByIp)
       throws IOException, InterruptedException {
-    List<ComputingRatios.Observation> seen = new ArrayList<>();
     MapAttempts.Result attempts = MapAttempts.of(job);
     if (attempts.notFirstAttempt + attempts.incomplete > 0) {
       log.printf("NOTE: %d probe map(s) left out: %d succeeded only on a retry, %d without a "
@@ -268,39 +267,9 @@ public final class ActiveProfiler {
           attempts.notFirstAttempt + attempts.incomplete, attempts.notFirstAttempt,
           attempts.incomplete);
     }
-    for (ComputingRatios.Observation o : attempts.observations) {
-      String host = dataNodeHost(o.host(), hosts, hostByIp);
-      if (host == null) {
-        log.printf("WARNING: probe attempt on %s ignored: no DataNode runs there, so it did "
-            + "not read the sample locally%n", o.host());
-      } else {
-        seen.add(new ComputingRatios.Observation(host, o.millis(), o.bytes()));
-      }
-    }
-    Map<String, List<Long>> times = new LinkedHashMap<>();
-    for (String h : hosts) {
-      times.put(h, new ArrayList<>());
-    }
-    for (ComputingRatios.Observation o : seen) {
-      times.get(o.host()).add(o.millis());
-    }
     List<String> missing = new ArrayList<>();
-    times.forEach((h, t) -> {
-      if (t.isEmpty()) {
-        missing.add(h);
-      }
-    });
-    if (!missing.isEmpty()) {
-      String msg = "no probe attempt ran on " + String.join(", ", missing) + " (job "
-          + job.getJobID() + "): check that a NodeManager runs there and can get containers,"
-          + " or raise -splits-per-node";
-      if (!skipMissing) {
-        throw new ProfilerException(msg + "; -skip-missing leaves such nodes out (the NameNode"
-            + " then gives them ratio 1)");
-      }
-      log.println("WARNING: " + msg + "; left out of the profile (-skip-missing)");
-      times.keySet().removeAll(missing);
-    }
+    Map<String, List<Long>> times = timesByDataNode(attempts.observations, hosts, hostByIp,
+        skipMissing, job.getJobID().toString(), log, missing);
     long local = job.getCounters().findCounter(JobCounter.DATA_LOCAL_MAPS).getValue();
     long launched = job.getCounters().findCounter(JobCounter.TOTAL_LAUNCHED_MAPS).getValue();
     if (local < launched) {
@@ -310,6 +279,48 @@ public final class ActiveProfiler {
     }
     return new Result(job.getJobID().toString(), ComputingRatios.fromResponseTimes(times),
         times, Collections.unmodifiableList(missing), local, launched);
+  }
+
+  /**
+   * Run times per DataNode host, attributing each observation to the DataNode on the machine
+   * it ran on; observations from machines without a DataNode are ignored with a warning.
+   *
+   * @param missing receives the DataNode hosts without any observation
+   * @throws ProfilerException naming them, if there are any and {@code skipMissing} is off
+   */
+  static Map<String, List<Long>> timesByDataNode(List<ComputingRatios.Observation> obs,
+      Set<String> hosts, Map<String, String> hostByIp, boolean skipMissing, String jobId,
+      PrintStream log, List<String> missing) throws ProfilerException {
+    Map<String, List<Long>> times = new LinkedHashMap<>();
+    for (String h : hosts) {
+      times.put(h, new ArrayList<>());
+    }
+    for (ComputingRatios.Observation o : obs) {
+      String host = dataNodeHost(o.host(), hosts, hostByIp);
+      if (host == null) {
+        log.printf("WARNING: probe attempt on %s ignored: no DataNode runs there, so it did "
+            + "not read the sample locally%n", o.host());
+      } else {
+        times.get(host).add(o.millis());
+      }
+    }
+    times.forEach((h, t) -> {
+      if (t.isEmpty()) {
+        missing.add(h);
+      }
+    });
+    if (!missing.isEmpty()) {
+      String msg = "no probe attempt ran on " + String.join(", ", missing) + " (job " + jobId
+          + "): check that a NodeManager runs there and can get containers, or raise "
+          + "-splits-per-node";
+      if (!skipMissing) {
+        throw new ProfilerException(msg + "; -skip-missing leaves such nodes out (the NameNode"
+            + " then gives them ratio 1)");
+      }
+      log.println("WARNING: " + msg + "; left out of the profile (-skip-missing)");
+      times.keySet().removeAll(missing);
+    }
+    return times;
   }
 
   /** The DataNode host an attempt's NodeManager host is, by name or by address. */

@@ -134,6 +134,35 @@ class TestComputingRatios {
   }
 
   @Test
+  void aDataNodeWithoutProbeAttemptIsAnErrorNamingItUnlessSkipped() throws Exception {
+    Set<String> hosts = new java.util.LinkedHashSet<>(List.of("dn1", "dn2", "dn3"));
+    Map<String, String> byIp = Map.of("10.0.0.1", "dn1", "10.0.0.2", "dn2", "10.0.0.3", "dn3");
+    List<Observation> obs = List.of(new Observation("dn1", 1000, 10),
+        new Observation("10.0.0.1", 1200, 10), // dn1 by address
+        new Observation("dn3", 3000, 10),
+        new Observation("10.9.9.9", 500, 10)); // no DataNode there: ignored, not the fastest
+    java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream log = new java.io.PrintStream(buf, true, "UTF-8");
+
+    List<String> missing = new java.util.ArrayList<>();
+    ActiveProfiler.ProfilerException e = assertThrows(ActiveProfiler.ProfilerException.class,
+        () -> ActiveProfiler.timesByDataNode(obs, hosts, byIp, false, "job_1_0001", log,
+            missing));
+    assertTrue(e.getMessage().startsWith("no probe attempt ran on dn2 (job job_1_0001)"),
+        e.getMessage());
+    assertTrue(e.getMessage().contains("-splits-per-node"), e.getMessage());
+    assertTrue(buf.toString("UTF-8").contains("probe attempt on 10.9.9.9 ignored"));
+
+    missing.clear();
+    Map<String, List<Long>> times =
+        ActiveProfiler.timesByDataNode(obs, hosts, byIp, true, "job_1_0001", log, missing);
+    assertEquals(List.of("dn2"), missing);
+    assertEquals(Map.of("dn1", List.of(1000L, 1200L), "dn3", List.of(3000L)), times);
+    assertTrue(buf.toString("UTF-8").contains("left out of the profile (-skip-missing)"));
+    assertEquals(map("dn1", 1, "dn3", 2.727), ComputingRatios.fromResponseTimes(times));
+  }
+
+  @Test
   void trackerAddressesGiveHostNames() {
     assertEquals("node7.example.com", MapAttempts.hostOf("http://node7.example.com:8042"));
     assertEquals("10.0.0.7", MapAttempts.hostOf("10.0.0.7:8042"));
