@@ -19,7 +19,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.conf.Configured;
 import org.apache.hadoop.fs.FileSystem;
@@ -59,7 +58,7 @@ public class HeteroBalancer extends Configured implements Tool {
       + " [-concurrency N] [-max-iterations N] [-dry-run]\n"
       + "  -profile NAME      balance the directories bound to this profile (repeatable)\n"
       + "  -dir DIR           balance this directory (bound, under a bound one, or above bound ones)\n"
-      + "                     (neither: every bound directory)\n"
+      + "                     (neither: every bound directory; each directory is balanced on its own)\n"
       + "  -threshold PCT     a node within PCT% of its target is balanced (default 10)\n"
       + "  -bandwidth B       set every DataNode's balancer bandwidth (bytes/s) before moving\n"
       + "  -concurrency N     moves in flight per DataNode (default 5)\n"
@@ -72,6 +71,12 @@ public class HeteroBalancer extends Configured implements Tool {
   /** Rounds in a row in which no move succeeded before giving up. */
   static final int MAX_IDLE_ROUNDS = 3;
   private static final long SETTLE_POLL_MS = 500;
+  /**
+   * A target reports a received replica at once; if the NameNode still does not list it after
+   * this long, it removed that copy instead of the source (e.g. a full block report overtook the
+   * delete hint) and waiting longer is pointless: the next round re-plans the block.
+   */
+  private static final long TARGET_REPORT_MS = 5_000;
 
   /** Called after each move, succeeded or not, from the thread that ran it. */
   public interface MoveListener {
@@ -187,7 +192,7 @@ public class HeteroBalancer extends Configured implements Tool {
       System.err.println("hetero-balancer: " + e.getMessage());
       return ExitStatus.ILLEGAL_ARGUMENTS.getExitCode();
     }
-    Map<String, List<String>> groups;
+    Map<String, String> groups;
     try {
       groups = groups(profiles, o);
     } catch (IllegalArgumentException e) {
@@ -242,48 +247,48 @@ public class HeteroBalancer extends Configured implements Tool {
   }
 
   /**
-   * Profile name to the directories to balance with it. Files of a nested directory bound to
-   * another profile are filtered out later ({@link #readLayout}).
+   * The directories to balance, each with its profile. Each is balanced on its own, as
+   * placement spreads each bound directory on its own: a job reads one directory, so one
+   * directory's skew is not made up by another's. Files of a nested directory bound to another
+   * profile are left to that binding ({@link #readLayout}).
    */
-  static Map<String, List<String>> groups(HeteroProfiles profiles, Options o) {
+  static Map<String, String> groups(HeteroProfiles profiles, Options o) {
     for (String p : o.profiles) {
       if (profiles.profile(p) == null) {
         throw new IllegalArgumentException("no profile named " + p);
       }
     }
-    Map<String, List<String>> groups = new LinkedHashMap<>();
+    boolean all = o.profiles.isEmpty() && o.dirs.isEmpty();
+    Map<String, String> chosen = new LinkedHashMap<>();
     for (Map.Entry<String, String> b : profiles.bindings().entrySet()) {
-      String dir = b.getKey();
-      String profile = b.getValue();
-      boolean all = o.profiles.isEmpty() && o.dirs.isEmpty();
-      if (all || o.profiles.contains(profile)) {
-        add(groups, profile, dir);
-      }
+      boolean below = false;
       for (String d : o.dirs) {
-        if (isUnder(dir, d)) {
-          add(groups, profile, dir); // a bound directory below -dir
-        }
+        below |= isUnder(b.getKey(), d);
+      }
+      if (all || below || o.profiles.contains(b.getValue())) {
+        chosen.put(b.getKey(), b.getValue());
       }
     }
     for (String d : o.dirs) {
       String bound = profiles.boundDirectoryOf(d);
       if (bound != null) {
-        add(groups, profiles.bindings().get(bound), d); // -dir inside a bound directory
+        chosen.putIfAbsent(d, profiles.bindings().get(bound)); // -dir inside a bound directory
       }
     }
-    return groups;
-  }
-
-  /** Adds {@code dir} unless it or an ancestor is there; drops descendants it covers. */
-  private static void add(Map<String, List<String>> groups, String profile, String dir) {
-    List<String> dirs = groups.computeIfAbsent(profile, k -> new ArrayList<>());
-    for (String d : dirs) {
-      if (isUnder(dir, d)) {
-        return;
+    // A directory whose files an ancestor already covers (same governing binding) goes.
+    Map<String, String> out = new LinkedHashMap<>();
+    for (Map.Entry<String, String> e : chosen.entrySet()) {
+      String governing = profiles.boundDirectoryOf(e.getKey());
+      boolean covered = false;
+      for (String other : chosen.keySet()) {
+        covered |= !other.equals(e.getKey()) && isUnder(e.getKey(), other)
+            && governing.equals(profiles.boundDirectoryOf(other));
+      }
+      if (!covered) {
+        out.put(e.getKey(), e.getValue());
       }
     }
-    dirs.removeIf(d -> isUnder(d, dir));
-    dirs.add(dir);
+    return out;
   }
 
   /** True when {@code path} is {@code dir} or below it. */
@@ -291,7 +296,7 @@ public class HeteroBalancer extends Configured implements Tool {
     return path.equals(dir) || dir.equals("/") || path.startsWith(dir + "/");
   }
 
-  private ExitStatus loop(Options o, HeteroProfiles profiles, Map<String, List<String>> groups,
+  private ExitStatus loop(Options o, HeteroProfiles profiles, Map<String, String> groups,
       DistributedFileSystem fs, ReplicaMover mover) throws IOException, InterruptedException {
     int idle = 0;
     for (int round = 1; round <= o.maxIterations; round++) {
@@ -303,12 +308,12 @@ public class HeteroBalancer extends Configured implements Tool {
       }
       boolean converged = true;
       List<RedistributionPlan.Move> moves = new ArrayList<>();
-      for (Map.Entry<String, List<String>> g : groups.entrySet()) {
-        BlockLayout layout = readLayout(fs, profiles, g.getKey(), g.getValue());
+      for (Map.Entry<String, String> g : groups.entrySet()) {
+        BlockLayout layout = readLayout(fs, profiles, g.getKey());
         RedistributionPlan plan = RedistributionPlan.compute(layout, live,
-            profiles.profile(g.getKey()), o.threshold, MAX_BYTES_PER_ROUND, MAX_MOVES_PER_ROUND);
-        out.printf(Locale.ROOT, "Round %d, profile %s: %d file(s) under %s, %s of blocks, "
-                + "%s of replicas%s%n", round, g.getKey(), layout.files(), g.getValue(),
+            profiles.profile(g.getValue()), o.threshold, MAX_BYTES_PER_ROUND, MAX_MOVES_PER_ROUND);
+        out.printf(Locale.ROOT, "Round %d, %s (profile %s): %d file(s), %s of blocks, "
+                + "%s of replicas%s%n", round, g.getKey(), g.getValue(), layout.files(),
             StringUtils.byteDesc(layout.totalBytes()),
             StringUtils.byteDesc(layout.totalReplicaBytes()),
             layout.skippedFiles().isEmpty() ? ""
@@ -356,15 +361,15 @@ public class HeteroBalancer extends Configured implements Tool {
     return ExitStatus.IN_PROGRESS;
   }
 
-  /** The layout of one profile's directories, without files a nested binding governs. */
-  static BlockLayout readLayout(DistributedFileSystem fs, HeteroProfiles profiles, String profile,
-      List<String> dirs) throws IOException {
-    BlockLayout all = BlockLayout.read(fs, dirs);
+  /** The layout of {@code dir}, without files a nested binding governs. */
+  static BlockLayout readLayout(DistributedFileSystem fs, HeteroProfiles profiles, String dir)
+      throws IOException {
+    String governing = profiles.boundDirectoryOf(dir);
+    BlockLayout all = BlockLayout.read(fs, List.of(dir));
     List<BlockLayout.FileBlock> mine = new ArrayList<>();
     Set<String> files = new LinkedHashSet<>();
     for (BlockLayout.FileBlock b : all.blocks()) {
-      String bound = profiles.boundDirectoryOf(b.path());
-      if (bound != null && profile.equals(profiles.bindings().get(bound))) {
+      if (governing.equals(profiles.boundDirectoryOf(b.path()))) {
         mine.add(b);
         files.add(b.path());
       }
@@ -372,7 +377,7 @@ public class HeteroBalancer extends Configured implements Tool {
     if (mine.size() == all.blocks().size()) {
       return all;
     }
-    return new BlockLayout(dirs, mine, files.size(), all.skippedFiles());
+    return new BlockLayout(all.dirs(), mine, files.size(), all.skippedFiles());
   }
 
   /**
@@ -396,7 +401,6 @@ public class HeteroBalancer extends Configured implements Tool {
     Map<String, Integer> busy = new HashMap<>();
     Deque<RedistributionPlan.Move> pending = new ArrayDeque<>(moves);
     AtomicInteger inFlight = new AtomicInteger();
-    AtomicLong failed = new AtomicLong();
     Object lock = new Object();
     try {
       synchronized (lock) {
@@ -420,7 +424,6 @@ public class HeteroBalancer extends Configured implements Tool {
                 ok = true;
                 LOG.info("Moved {}", m);
               } catch (IOException | RuntimeException e) {
-                failed.incrementAndGet();
                 LOG.warn("Failed to move {}: {}", m, e.toString());
               } finally {
                 MoveListener l = listener;
@@ -461,7 +464,8 @@ public class HeteroBalancer extends Configured implements Tool {
    */
   private void awaitNameNode(DistributedFileSystem fs, List<RedistributionPlan.Move> moves)
       throws IOException, InterruptedException {
-    long deadline = Time.monotonicNow() + settleTimeoutMs;
+    long start = Time.monotonicNow();
+    long deadline = start + settleTimeoutMs;
     List<RedistributionPlan.Move> left = new ArrayList<>(moves);
     while (true) {
       Map<String, List<RedistributionPlan.Move>> byPath = new LinkedHashMap<>();
@@ -480,7 +484,7 @@ public class HeteroBalancer extends Configured implements Tool {
           continue;
         }
         for (RedistributionPlan.Move m : e.getValue()) {
-          if (!settled(lbs, m)) {
+          if (!settled(lbs, m, Time.monotonicNow() - start > TARGET_REPORT_MS)) {
             left.add(m);
           }
         }
@@ -497,7 +501,8 @@ public class HeteroBalancer extends Configured implements Tool {
     }
   }
 
-  private static boolean settled(LocatedBlocks lbs, RedistributionPlan.Move m) {
+  private static boolean settled(LocatedBlocks lbs, RedistributionPlan.Move m,
+      boolean targetHadTimeToReport) {
     for (LocatedBlock lb : lbs.getLocatedBlocks()) {
       if (lb.getBlock().getBlockId() == m.block().block().getBlockId()) {
         boolean atTarget = false;
@@ -506,7 +511,7 @@ public class HeteroBalancer extends Configured implements Tool {
           atTarget |= dn.getDatanodeUuid().equals(m.target().getDatanodeUuid());
           atSource |= dn.getDatanodeUuid().equals(m.source().getDatanodeUuid());
         }
-        return atTarget && !atSource;
+        return atTarget ? !atSource : targetHadTimeToReport;
       }
     }
     return true; // the block is gone (file truncated or rewritten)

@@ -12,10 +12,8 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -86,6 +84,7 @@ class TestHeteroBalancer {
 
     Map<String, Double> ratios = new LinkedHashMap<>();
     for (int i = 0; i < 3; i++) {
+      UUIDS[i] = dn(i).getDatanodeUuid();
       ratios.put(dn(i).getXferAddress().getAddress().getHostAddress() + ":"
           + dn(i).getXferPort(), RATIOS[i]);
     }
@@ -107,14 +106,11 @@ class TestHeteroBalancer {
     return cluster.getDataNodes().get(i);
   }
 
-  /** DataNode UUIDs of A, B, C (fixed across restarts). */
-  private static String[] uuids = new String[3];
+  /** DataNode UUIDs of A, B, C: a restarted DataNode keeps its UUID but not its index. */
+  private static final String[] UUIDS = new String[3];
 
   private static String uuid(int i) {
-    if (uuids[i] == null) {
-      uuids[i] = dn(i).getDatanodeUuid();
-    }
-    return uuids[i];
+    return UUIDS[i];
   }
 
   /** Writes {@code blocks} blocks of random bytes with the first replica on node {@code on}. */
@@ -206,7 +202,7 @@ class TestHeteroBalancer {
     write("/allc2/f", BLOCKS, (short) 2, 2);
     assertEquals(BLOCKS, counts("/allc2")[2]);
     StringBuilder out = new StringBuilder();
-    assertEquals(0, balance(out, "-profile", "grep", "-dir", "/allc2", "-threshold", "1",
+    assertEquals(0, balance(out, "-profile", "grep", "-threshold", "1",
         "-bandwidth", "104857600"), out.toString());
     // A's share of 60 replicas (32.7) is more than one per block: capped at 30, rest 3 : 2.
     assertNearTargets("/allc2", new double[] {30, 18, 12});
@@ -303,5 +299,11 @@ class TestHeteroBalancer {
     for (Map.Entry<String, byte[]> e : WRITTEN.entrySet()) {
       assertArrayEquals(e.getValue(), md5(e.getKey()), e.getKey());
     }
+
+    // Resumable: the same command, run again, carries on from where the data now is.
+    StringBuilder out = new StringBuilder();
+    assertEquals(0, balance(out, "-dir", "/stop", "-threshold", "1"), out.toString());
+    assertNearTargets("/stop", new double[] {30, 18, 12});
+    assertArrayEquals(WRITTEN.get("/stop/f"), md5("/stop/f"));
   }
 }
