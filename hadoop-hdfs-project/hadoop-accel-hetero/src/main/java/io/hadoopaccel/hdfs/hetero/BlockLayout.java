@@ -125,6 +125,9 @@ public final class BlockLayout {
       RemoteIterator<LocatedFileStatus> it;
       try {
         it = fs.listFiles(new Path(dir), true);
+        if (!it.hasNext()) {
+          continue;
+        }
       } catch (FileNotFoundException e) {
         continue;
       }
