@@ -7,10 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.hadoopaccel.common.conf.AccelConfigKeys;
 import io.hadoopaccel.minicluster.MiniHadoopClusterExtension;
 import io.hadoopaccel.workloads.jobs.WordCount;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
-import java.io.PrintStream;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -66,16 +64,10 @@ class TestHeteroProfiler {
   }
 
   private int run(String... args) {
-    ByteArrayOutputStream o = new ByteArrayOutputStream();
-    ByteArrayOutputStream e = new ByteArrayOutputStream();
-    int rc;
-    try (PrintStream po = new PrintStream(o, true, StandardCharsets.UTF_8);
-        PrintStream pe = new PrintStream(e, true, StandardCharsets.UTF_8)) {
-      rc = new HeteroAdmin(conf, po, pe).run(args);
-    }
-    out = o.toString(StandardCharsets.UTF_8);
-    err = e.toString(StandardCharsets.UTF_8);
-    return rc;
+    AdminRun r = AdminRun.of(conf, args);
+    out = r.out;
+    err = r.err;
+    return r.rc;
   }
 
   private HeteroProfiles onDisk() {
