@@ -74,7 +74,7 @@ public final class HeteroPlacement {
     private Choice(PlacementShares dirShares, Map<DatanodeDescriptor, Double> target) {
       this.dirShares = dirShares;
       this.target = target;
-      this.preferred = dirShares.byDeficit(target).get(0);
+      this.preferred = dirShares.mostBehind(target);
     }
 
     /** The node to hand to stock placement as the writer. */

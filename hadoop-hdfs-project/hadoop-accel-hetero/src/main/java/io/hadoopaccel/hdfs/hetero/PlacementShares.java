@@ -1,9 +1,6 @@
 package io.hadoopaccel.hdfs.hetero;
 
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 
@@ -38,22 +35,26 @@ final class PlacementShares {
   }
 
   /**
-   * Orders {@code shares}' nodes by deficit, largest first. Counts of nodes absent from
-   * {@code shares} (dead, excluded) do not enter the sums, so the live nodes share the work.
+   * The node of {@code shares} furthest behind its share: the largest (n+1)·share − placed.
+   * Counts of nodes absent from {@code shares} (dead, excluded) do not enter the sums, so the
+   * live nodes share the work. Ties go to the first node in {@code shares}' order.
    */
-  synchronized <D extends DatanodeInfo> List<D> byDeficit(Map<D, Double> shares) {
+  synchronized <D extends DatanodeInfo> D mostBehind(Map<D, Double> shares) {
     long n = 0;
     for (D dn : shares.keySet()) {
       n += placed.getOrDefault(dn.getDatanodeUuid(), 0L);
     }
-    final long next = n + 1;
-    List<D> order = new ArrayList<>(shares.keySet());
-    Map<D, Double> deficit = new HashMap<>();
-    for (D dn : order) {
-      deficit.put(dn, next * shares.get(dn) - placed.getOrDefault(dn.getDatanodeUuid(), 0L));
+    D best = null;
+    double bestDeficit = Double.NEGATIVE_INFINITY;
+    for (Map.Entry<D, Double> e : shares.entrySet()) {
+      double deficit = (n + 1) * e.getValue()
+          - placed.getOrDefault(e.getKey().getDatanodeUuid(), 0L);
+      if (deficit > bestDeficit) {
+        best = e.getKey();
+        bestDeficit = deficit;
+      }
     }
-    order.sort((a, b) -> Double.compare(deficit.get(b), deficit.get(a)));
-    return order;
+    return best;
   }
 
   synchronized void record(DatanodeInfo dn) {
@@ -74,8 +75,7 @@ final class PlacementShares {
     StringBuilder sb = new StringBuilder();
     sb.append(directory).append(" (profile ").append(profile).append(", ").append(total)
         .append(" first replicas):");
-    Map<D, Double> ordered = new LinkedHashMap<>(shares);
-    for (Map.Entry<D, Double> e : ordered.entrySet()) {
+    for (Map.Entry<D, Double> e : shares.entrySet()) {
       long c = placed.getOrDefault(e.getKey().getDatanodeUuid(), 0L);
       sb.append(String.format(java.util.Locale.ROOT, " %s target %.1f%% actual %.1f%% (%d)",
           e.getKey().getHostName(), 100 * e.getValue(), total == 0 ? 0.0 : 100.0 * c / total, c));
