@@ -169,25 +169,12 @@ public class HeteroAdmin extends Configured implements Tool {
     for (String n : prof.ratios().keySet()) {
       width = Math.max(width, n.length());
     }
-    Map<String, Double> shares = shares(prof.ratios());
+    Map<String, Double> shares = NodeWeights.sharesOf(prof.ratios());
     out.printf("  %-" + width + "s  %8s  %7s%n", "node", "ratio", "share");
     for (Map.Entry<String, Double> e : prof.ratios().entrySet()) {
       out.printf(Locale.ROOT, "  %-" + width + "s  %8s  %6.1f%%%n", e.getKey(),
           HeteroProfiles.formatRatio(e.getValue()), 100 * shares.get(e.getKey()));
     }
-  }
-
-  /** (1/ratio) / Σ(1/ratio), in the order of {@code ratios}. */
-  static Map<String, Double> shares(Map<String, Double> ratios) {
-    double total = 0;
-    for (double r : ratios.values()) {
-      total += 1 / r;
-    }
-    Map<String, Double> s = new LinkedHashMap<>();
-    for (Map.Entry<String, Double> e : ratios.entrySet()) {
-      s.put(e.getKey(), (1 / e.getValue()) / total);
-    }
-    return s;
   }
 
   private int show(List<String> args) throws Exception {

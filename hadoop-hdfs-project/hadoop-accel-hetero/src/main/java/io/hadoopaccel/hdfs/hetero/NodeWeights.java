@@ -1,6 +1,5 @@
 package io.hadoopaccel.hdfs.hetero;
 
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,19 +38,23 @@ public final class NodeWeights {
   /** Each node's share (summing to 1) of the blocks, in the order of {@code nodes}. */
   public static <D extends DatanodeInfo> Map<D, Double> shares(
       HeteroProfiles.Profile profile, List<D> nodes) {
-    if (nodes.isEmpty()) {
-      return Collections.emptyMap();
-    }
-    Map<D, Double> speed = new LinkedHashMap<>();
-    double total = 0;
+    Map<D, Double> ratios = new LinkedHashMap<>();
     for (D dn : nodes) {
-      double s = 1.0 / ratio(profile, dn);
-      speed.put(dn, s);
-      total += s;
+      ratios.put(dn, ratio(profile, dn));
     }
-    for (Map.Entry<D, Double> e : speed.entrySet()) {
-      e.setValue(e.getValue() / total);
+    return sharesOf(ratios);
+  }
+
+  /** (1/ratio) / Σ(1/ratio) for each key, in the order of {@code ratios}. */
+  public static <K> Map<K, Double> sharesOf(Map<K, Double> ratios) {
+    double total = 0;
+    for (double r : ratios.values()) {
+      total += 1 / r;
     }
-    return speed;
+    Map<K, Double> shares = new LinkedHashMap<>();
+    for (Map.Entry<K, Double> e : ratios.entrySet()) {
+      shares.put(e.getKey(), (1 / e.getValue()) / total);
+    }
+    return shares;
   }
 }
