@@ -212,7 +212,8 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
       cursors.add(new MemoryCursor(m.data(), m.order()));
     }
     for (FileSegment f : files) {
-      cursors.add(new FileCursor(f, openFiles, codec, conf, readBuffer));
+      cursors.add(f.compressed() ? new FileCursor(f, openFiles, codec, conf, readBuffer)
+          : new MappedCursor(f, openFiles, readBuffer));
     }
     mergedMapOutputs.increment(cursors.size());
     reporter.incrCounter(KismCounter.REDUCES, 1);

@@ -77,7 +77,7 @@ final class MergedIterator implements RawKeyValueIterator {
   }
 
   private void finish(RecordCursor c) throws IOException {
-    if (c instanceof FileCursor) {
+    if (!(c instanceof MemoryCursor)) {
       reporter.incrCounter(KismCounter.LOCAL_BYTES_READ, c.position());
     }
     c.close();

@@ -4,6 +4,7 @@ import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
@@ -12,6 +13,7 @@ import java.util.Map;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.io.IOUtils;
+import org.apache.hadoop.util.CleanerUtil;
 
 /**
  * The segment logs one merge pass reads from, each opened once and shared by all the segments
@@ -27,16 +29,18 @@ final class SegmentFiles implements Closeable {
     this.statistics = FileSystem.getStatistics(fs.getUri().getScheme(), fs.getClass());
   }
 
+  private synchronized FileChannel channel(Path path) throws IOException {
+    FileChannel ch = open.get(path);
+    if (ch == null) {
+      ch = FileChannel.open(Paths.get(path.toUri().getPath()), StandardOpenOption.READ);
+      open.put(path, ch);
+    }
+    return ch;
+  }
+
   /** Fills {@code dst} (position to limit) from {@code position} of {@code path}. */
   void readFully(Path path, long position, ByteBuffer dst) throws IOException {
-    FileChannel ch;
-    synchronized (this) {
-      ch = open.get(path);
-      if (ch == null) {
-        ch = FileChannel.open(Paths.get(path.toUri().getPath()), StandardOpenOption.READ);
-        open.put(path, ch);
-      }
-    }
+    FileChannel ch = channel(path);
     int n = dst.remaining();
     while (dst.hasRemaining()) {
       int r = ch.read(dst, position);
@@ -48,6 +52,31 @@ final class SegmentFiles implements Closeable {
     }
     statistics.incrementBytesRead(n);
     statistics.incrementReadOps(1);
+  }
+
+  /**
+   * Maps {@code length} bytes of {@code path} from {@code position}, read only; counted as read
+   * (the caller consumes the whole mapping). Release it with {@link #unmap}.
+   */
+  MappedByteBuffer map(Path path, long position, long length) throws IOException {
+    MappedByteBuffer b = channel(path).map(FileChannel.MapMode.READ_ONLY, position, length);
+    statistics.incrementBytesRead(length);
+    statistics.incrementReadOps(1);
+    return b;
+  }
+
+  /**
+   * Unmaps now where the JVM allows it, so a deleted log's pages are not held until a GC; else
+   * the mapping goes with the buffer.
+   */
+  void unmap(MappedByteBuffer b) {
+    if (CleanerUtil.UNMAP_SUPPORTED) {
+      try {
+        CleanerUtil.getCleaner().freeBuffer(b);
+      } catch (IOException e) {
+        // left to the garbage collector
+      }
+    }
   }
 
   @Override
