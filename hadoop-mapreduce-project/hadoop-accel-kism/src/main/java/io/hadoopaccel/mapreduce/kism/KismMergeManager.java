@@ -213,7 +213,7 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
     }
     for (FileSegment f : files) {
       cursors.add(f.compressed() ? new FileCursor(f, openFiles, codec, conf, readBuffer)
-          : new MappedCursor(f, openFiles, readBuffer));
+          : new MappedCursor(f, openFiles));
     }
     mergedMapOutputs.increment(cursors.size());
     reporter.incrCounter(KismCounter.REDUCES, 1);

@@ -1,48 +1,52 @@
 package io.hadoopaccel.mapreduce.kism;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.util.zip.CRC32;
-import org.apache.hadoop.io.WritableComparator;
 import org.apache.hadoop.io.WritableUtils;
 
 /**
  * Records of an uncompressed on-disk map output, read through a memory mapping of its range of
- * the segment log. Bytes are copied once, mapping to a heap chunk, and the reducer is handed
- * keys and values in place in that chunk; the IFile checksum (CRC32 of everything before the
- * last four bytes) is computed over each chunk as it is loaded and compared at the end. The
- * streaming {@link FileCursor} costs three copies and a stream stack per byte; this is the
- * read path that makes KISM's single pass as cheap per byte as stock's final merge.
+ * the segment log. Each record's key and value are copied once, mapping to a heap array sized
+ * for the largest record seen, and handed to the reducer in place there; the IFile checksum
+ * (CRC32 of everything before the last four bytes) is computed on the mapping itself as records
+ * are consumed and compared at the end. The streaming {@link FileCursor} costs three copies and
+ * a stream stack per byte; this path makes KISM's single pass as cheap per byte as stock's.
  */
 final class MappedCursor implements RecordCursor {
   /** Mapping window: large segments are mapped piecewise, never more than this at once. */
   static final long WINDOW = 256L << 20;
   private static final int CHECKSUM_BYTES = 4;
+  private static final int MAX_HEADER = 10; // two vints
 
   private final FileSegment segment;
   private final SegmentFiles files;
+  private final long windowBytes;
   private final long dataEnd; // segment-relative end of the records, before the checksum
   private final CRC32 crc = new CRC32();
-  private byte[] chunk;
-  private int chunkPos; // next unparsed byte in chunk
-  private int chunkEnd; // end of loaded bytes in chunk
-  private long loaded; // segment-relative bytes loaded into chunks so far
+  private byte[] record = new byte[256];
+  private long pos; // segment-relative start of the next record
   private MappedByteBuffer window;
+  private ByteBuffer crcView; // the window, for CRC32 over ranges of it
   private long windowStart; // segment-relative
-  private int keyOff;
+  private long windowEnd;
   private int keyLen;
-  private int valueOff;
   private int valueLen;
   private boolean done;
 
-  MappedCursor(FileSegment segment, SegmentFiles files, int chunkBytes) throws IOException {
+  MappedCursor(FileSegment segment, SegmentFiles files) throws IOException {
+    this(segment, files, WINDOW);
+  }
+
+  MappedCursor(FileSegment segment, SegmentFiles files, long windowBytes) throws IOException {
     if (segment.length() < CHECKSUM_BYTES + 2) {
       throw new IOException("Map output " + segment + " is too short for an IFile");
     }
     this.segment = segment;
     this.files = files;
+    this.windowBytes = windowBytes;
     this.dataEnd = segment.length() - CHECKSUM_BYTES;
-    this.chunk = new byte[(int) Math.max(16, Math.min(chunkBytes, dataEnd))];
   }
 
   @Override
@@ -50,92 +54,86 @@ final class MappedCursor implements RecordCursor {
     if (done) {
       return false;
     }
-    ensure(2); // the smallest header: two one-byte vints
-    int klen = readVInt();
-    int vlen = readVInt();
+    cover(pos, Math.min(MAX_HEADER, dataEnd - pos));
+    int at = (int) (pos - windowStart);
+    int klenSize = vintSize(at);
+    int klen = readVInt(at, klenSize);
+    int vlenSize = vintSize(at + klenSize);
+    int vlen = readVInt(at + klenSize, vlenSize);
+    int header = klenSize + vlenSize;
     if (klen == IFileRecords.EOF_MARKER && vlen == IFileRecords.EOF_MARKER) {
-      if (chunkPos != chunkEnd || loaded != dataEnd) {
+      if (pos + header != dataEnd) {
         throw new IOException("Corrupt map output " + segment + ": "
-            + (dataEnd - loaded + chunkEnd - chunkPos) + " bytes after the end marker");
+            + (dataEnd - pos - header) + " bytes after the end marker");
       }
+      checksum(pos, header);
+      pos += header;
       verifyChecksum();
       done = true;
       release();
       return false;
     }
-    if (klen < 0 || vlen < 0) {
+    if (klen < 0 || vlen < 0 || pos + header + klen + vlen > dataEnd) {
       throw new IOException("Corrupt map output " + segment + ": key length " + klen
-          + ", value length " + vlen);
+          + ", value length " + vlen + " at byte " + pos + " of " + dataEnd);
     }
-    ensure((long) klen + vlen);
-    keyOff = chunkPos;
+    int length = header + klen + vlen;
+    cover(pos, length);
+    checksum(pos, length);
+    if (record.length < klen + vlen) {
+      record = new byte[Math.max(klen + vlen, Math.min(2 * record.length, Integer.MAX_VALUE - 8))];
+    }
+    window.get((int) (pos - windowStart) + header, record, 0, klen + vlen);
     keyLen = klen;
-    valueOff = chunkPos + klen;
     valueLen = vlen;
-    chunkPos += klen + vlen;
+    pos += length;
     return true;
   }
 
-  private int readVInt() throws IOException {
-    ensure(1);
-    int size = WritableUtils.decodeVIntSize(chunk[chunkPos]);
-    ensure(size);
-    int v = (int) WritableComparator.readVLong(chunk, chunkPos);
-    chunkPos += size;
-    return v;
+  private int vintSize(int at) throws IOException {
+    if (at >= window.limit()) {
+      throw new IOException("Corrupt map output " + segment + ": truncated record header");
+    }
+    return WritableUtils.decodeVIntSize(window.get(at));
   }
 
-  /** Makes {@code n} unparsed bytes available in the chunk, loading (and growing) as needed. */
-  private void ensure(long n) throws IOException {
-    if (chunkEnd - chunkPos >= n) {
+  /** Decodes a vint as WritableUtils does, from the mapping. */
+  private int readVInt(int at, int size) throws IOException {
+    if (at + size > window.limit()) {
+      throw new IOException("Corrupt map output " + segment + ": truncated record header");
+    }
+    byte first = window.get(at);
+    if (size == 1) {
+      return first;
+    }
+    long v = 0;
+    for (int i = 1; i < size; i++) {
+      v = (v << 8) | (window.get(at + i) & 0xff);
+    }
+    return (int) (WritableUtils.isNegativeVInt(first) ? ~v : v);
+  }
+
+  /** Maps a window holding segment bytes [from, from + n). */
+  private void cover(long from, long n) throws IOException {
+    if (window != null && from >= windowStart && from + n <= windowEnd) {
       return;
     }
-    long available = chunkEnd - chunkPos + (dataEnd - loaded);
-    if (n > available) {
-      throw new IOException("Corrupt map output " + segment + ": record needs " + n
-          + " bytes, " + available + " left");
-    }
-    int keep = chunkEnd - chunkPos;
-    if (n > chunk.length) { // a record larger than the chunk: grow to fit it
-      byte[] bigger = new byte[(int) Math.min(Math.max(n, 2L * chunk.length), Integer.MAX_VALUE - 8)];
-      System.arraycopy(chunk, chunkPos, bigger, 0, keep);
-      chunk = bigger;
-    } else {
-      System.arraycopy(chunk, chunkPos, chunk, 0, keep);
-    }
-    chunkPos = 0;
-    chunkEnd = keep;
-    int want = (int) Math.min(chunk.length - keep, dataEnd - loaded);
-    load(chunk, keep, want);
-    crc.update(chunk, keep, want);
-    chunkEnd += want;
+    release();
+    windowStart = from;
+    windowEnd = from + Math.max(n, Math.min(windowBytes, segment.length() - from));
+    window = files.map(segment.path(), segment.offset() + windowStart, windowEnd - windowStart);
+    crcView = window.duplicate();
   }
 
-  /** Copies segment bytes [loaded, loaded + len) into dst, moving the mapping window along. */
-  private void load(byte[] dst, int off, int len) throws IOException {
-    while (len > 0) {
-      if (window == null || loaded >= windowStart + window.capacity()) {
-        release();
-        windowStart = loaded;
-        window = files.map(segment.path(), segment.offset() + windowStart,
-            Math.min(WINDOW, segment.length() - windowStart));
-      }
-      int at = (int) (loaded - windowStart);
-      int n = Math.min(len, window.capacity() - at);
-      window.get(at, dst, off, n);
-      loaded += n;
-      off += n;
-      len -= n;
-    }
+  private void checksum(long from, int n) {
+    int at = (int) (from - windowStart);
+    crcView.limit(at + n).position(at);
+    crc.update(crcView);
   }
 
   private void verifyChecksum() throws IOException {
-    byte[] stored = new byte[CHECKSUM_BYTES];
-    long saved = loaded;
-    load(stored, 0, CHECKSUM_BYTES);
-    loaded = saved;
-    int expected = ((stored[0] & 0xff) << 24) | ((stored[1] & 0xff) << 16)
-        | ((stored[2] & 0xff) << 8) | (stored[3] & 0xff);
+    cover(dataEnd, CHECKSUM_BYTES);
+    int expected = window.getInt((int) (dataEnd - windowStart)); // big-endian, as IFile writes
     if ((int) crc.getValue() != expected) {
       throw new IOException("Checksum error in map output " + segment + " (stored "
           + Integer.toHexString(expected) + ", computed " + Long.toHexString(crc.getValue()) + ")");
@@ -146,17 +144,18 @@ final class MappedCursor implements RecordCursor {
     if (window != null) {
       files.unmap(window);
       window = null;
+      crcView = null;
     }
   }
 
   @Override
   public byte[] keyBytes() {
-    return chunk;
+    return record;
   }
 
   @Override
   public int keyOffset() {
-    return keyOff;
+    return 0;
   }
 
   @Override
@@ -166,12 +165,12 @@ final class MappedCursor implements RecordCursor {
 
   @Override
   public byte[] valueBytes() {
-    return chunk;
+    return record;
   }
 
   @Override
   public int valueOffset() {
-    return valueOff;
+    return keyLen;
   }
 
   @Override
@@ -186,7 +185,7 @@ final class MappedCursor implements RecordCursor {
 
   @Override
   public long position() {
-    return done ? segment.length() : loaded - (chunkEnd - chunkPos);
+    return done ? segment.length() : pos;
   }
 
   @Override
@@ -197,6 +196,6 @@ final class MappedCursor implements RecordCursor {
   @Override
   public void close() {
     release();
-    chunk = null;
+    record = null;
   }
 }

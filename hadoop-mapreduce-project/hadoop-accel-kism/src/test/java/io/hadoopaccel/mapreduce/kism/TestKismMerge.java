@@ -106,8 +106,8 @@ class TestKismMerge {
   }
 
   @Test
-  void mergeInTheReducersThreadGivesTheSameResult() throws Exception {
-    conf.setBoolean(AccelConfigKeys.KISM_MERGE_THREAD, false);
+  void mergeThreadGivesTheSameResult() throws Exception {
+    conf.setBoolean(AccelConfigKeys.KISM_MERGE_THREAD, true);
     conf.setLong(MRJobConfig.REDUCE_MEMORY_TOTAL_BYTES, 4L << 20);
     checkAgainstStock(randomOutputs(new Random(9), 30, 60, 64 * 1024, 6), null);
   }
