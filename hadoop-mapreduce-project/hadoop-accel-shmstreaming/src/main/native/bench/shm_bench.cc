@@ -1,0 +1,110 @@
+// Ring vs pipe between two processes: records/s when the writer hands over one record per
+// call (the unbuffered program the issue measures), and GB/s of bulk transfers vs memcpy.
+// Prints one JSON object per line. Not a test: run it by hand (see README).
+#include "hadoop_accel/shm_ring.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Child writes `count` items of `size` bytes, one call each; parent reads in 64 KiB calls.
+double run_ring(size_t capacity, uint32_t batch, size_t size, uint64_t count) {
+  std::string path = "/tmp/hshm-bench-" + std::to_string(getpid());
+  hshm_ring* r = nullptr;
+  if (hshm_ring_create(path.c_str(), capacity, HSHM_READER, &r) != 0) std::exit(1);
+  pid_t pid = fork();
+  if (pid == 0) {
+    hshm_ring* w = nullptr;
+    if (hshm_ring_attach(path.c_str(), HSHM_WRITER, 5000, &w) != 0) _exit(1);
+    hshm_ring_set_batch(w, batch);
+    std::vector<char> rec(size, 'r');
+    for (uint64_t i = 0; i < count; i++) hshm_ring_write(w, rec.data(), size);
+    hshm_ring_close(w);
+    _exit(0);
+  }
+  hshm_ring_wait_peer(r, 5000);
+  unlink(path.c_str());
+  std::vector<char> buf(64 * 1024);
+  auto start = std::chrono::steady_clock::now();
+  while (hshm_ring_read(r, buf.data(), buf.size()) > 0) {
+  }
+  double s = seconds_since(start);
+  waitpid(pid, nullptr, 0);
+  hshm_ring_close(r);
+  return s;
+}
+
+double run_pipe(size_t size, uint64_t count) {
+  int fd[2];
+  if (pipe(fd) != 0) std::exit(1);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fd[0]);
+    std::vector<char> rec(size, 'r');
+    for (uint64_t i = 0; i < count; i++) {
+      size_t off = 0;
+      while (off < size) off += write(fd[1], rec.data() + off, size - off);
+    }
+    _exit(0);
+  }
+  close(fd[1]);
+  std::vector<char> buf(64 * 1024);
+  auto start = std::chrono::steady_clock::now();
+  while (read(fd[0], buf.data(), buf.size()) > 0) {
+  }
+  double s = seconds_since(start);
+  close(fd[0]);
+  waitpid(pid, nullptr, 0);
+  return s;
+}
+
+double run_memcpy(size_t size, uint64_t count) {
+  std::vector<char> a(size, 'a'), b(size);
+  auto start = std::chrono::steady_clock::now();
+  for (uint64_t i = 0; i < count; i++) {
+    std::memcpy(b.data(), a.data(), size);
+    a[i % size] = b[(i * 7) % size];  // keep the copies observable
+  }
+  return seconds_since(start);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  size_t capacity = argc > 1 ? std::strtoul(argv[1], nullptr, 0) : (1u << 20);
+  for (size_t size : {16, 32, 64, 128, 256}) {
+    uint64_t count = 2000000;
+    double pipe_s = run_pipe(size, count);
+    std::printf("{\"kind\":\"records\",\"transport\":\"pipe\",\"record\":%zu,\"records_per_s\":%.0f}\n",
+                size, count / pipe_s);
+    for (uint32_t batch : {1u, 16u, 256u, 4096u, 0u}) {
+      double s = run_ring(capacity, batch, size, count);
+      std::printf("{\"kind\":\"records\",\"transport\":\"ring\",\"capacity\":%zu,\"batch\":%s,"
+                  "\"record\":%zu,\"records_per_s\":%.0f,\"vs_pipe\":%.2f}\n",
+                  capacity, batch ? std::to_string(batch).c_str() : "\"auto\"", size, count / s,
+                  pipe_s / s);
+    }
+  }
+  for (size_t size : {4096, 65536, 1048576}) {
+    uint64_t count = (2ull << 30) / size;  // 2 GiB
+    double mem = run_memcpy(size, count);
+    double ring = run_ring(std::max<size_t>(capacity, 2 * size), 0, size, count);
+    double pipe_s = run_pipe(size, count);
+    double gb = double(size) * count / 1e9;
+    std::printf("{\"kind\":\"bulk\",\"transfer\":%zu,\"memcpy_gbps\":%.2f,\"ring_gbps\":%.2f,"
+                "\"pipe_gbps\":%.2f,\"ring_vs_memcpy\":%.2f}\n",
+                size, gb / mem, gb / ring, gb / pipe_s, mem / ring);
+  }
+  return 0;
+}
