@@ -1,0 +1,53 @@
+/*
+ * The program side of ShmStreaming: what a streaming mapper or reducer uses instead of
+ * stdin/stdout. It opens this task's two rings (named in DESIGN.md) from the environment
+ * streaming gives the program, and buffers both directions so a program that handles one
+ * record per call costs few ring operations.
+ *
+ * Functions return 0 / a count on success and a negative errno on failure.
+ */
+#ifndef HADOOP_ACCEL_SHM_STREAM_H
+#define HADOOP_ACCEL_SHM_STREAM_H
+
+#include "hadoop_accel/shm_ring.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hshm_stream hshm_stream;
+
+/* Opens <dir>/hadoop-shm-<attempt>.in (input) and .out (output), where dir is
+ * $hadoop_accel_shm_streaming_dir (default /dev/shm) and attempt is
+ * $mapreduce_task_attempt_id, waiting up to $hadoop_accel_shm_streaming_attach_timeout_ms
+ * (default 30000) for them. NULL with errno set, and one line on stderr, when it cannot. */
+HSHM_API hshm_stream *hshm_stream_open(void);
+
+/* The same with explicit ring paths. */
+HSHM_API hshm_stream *hshm_stream_open_paths(const char *in_path, const char *out_path,
+                                             int timeout_ms);
+
+/* Reads 1..n input bytes; 0 at end of input. */
+HSHM_API ssize_t hshm_stream_read(hshm_stream *s, void *buf, size_t n);
+
+/* Next input line without its '\n' (a last line without one counts too). Returns 1 and sets
+ * *line / *len (valid until the next read call), 0 at end of input. Lines of any length. */
+HSHM_API int hshm_stream_read_line(hshm_stream *s, const char **line, size_t *len);
+
+/* Buffers n output bytes. */
+HSHM_API ssize_t hshm_stream_write(hshm_stream *s, const void *buf, size_t n);
+
+/* Writes key TAB value NEWLINE. */
+HSHM_API int hshm_stream_write_record(hshm_stream *s, const char *key, size_t key_len,
+                                      const char *value, size_t value_len);
+
+/* Hands buffered output to the ring and wakes the task. */
+HSHM_API int hshm_stream_flush(hshm_stream *s);
+
+/* Flushes, ends the output stream, detaches both rings and frees s. */
+HSHM_API int hshm_stream_close(hshm_stream *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HADOOP_ACCEL_SHM_STREAM_H */
