@@ -28,12 +28,9 @@ for line in hadoop_shm.lines():
 """
 
 
-def main():
-    lines = [b"\n", b"hello\tworld\n", b"x" * 700000 + b"\n", b"\xff\xfe\x80 not utf-8\n"]
-    lines += [b"w%d\n" % i for i in range(50000)]
-    lines.append(b"last without newline")
-    data = b"".join(lines)
-    expected = b"".join(b"%d\t" % len(l) + l for l in lines)
+def run_program(argv, data, env_extra=None):
+    """Runs argv as a streaming program would run under -io shm: the test is the task, it
+    creates both rings, feeds `data` from a second thread and returns what the program wrote."""
     with tempfile.TemporaryDirectory() as d:
         attempt = "attempt_1_0001_m_000001_0"
         base = os.path.join(d, "hadoop-shm-" + attempt)
@@ -41,8 +38,8 @@ def main():
         assert lib.hshm_ring_create((base + ".in").encode(), 1 << 20, WRITER, ctypes.byref(ring_in)) == 0
         assert lib.hshm_ring_create((base + ".out").encode(), 1 << 20, READER, ctypes.byref(ring_out)) == 0
         env = dict(os.environ, mapreduce_task_attempt_id=attempt, hadoop_accel_shm_streaming_dir=d,
-                   PYTHONPATH=PACKAGE_DIR)
-        proc = subprocess.Popen([sys.executable, "-c", SCRIPT], env=env)
+                   PYTHONPATH=PACKAGE_DIR, **(env_extra or {}))
+        proc = subprocess.Popen(argv, env=env)
         assert lib.hshm_ring_wait_peer(ring_in, 10000) == 0
 
         def feed():
@@ -61,10 +58,38 @@ def main():
             got.append(buf.raw[:n])
         feeder.join()
         lib.hshm_ring_close(ring_out)
-        assert proc.wait(30) == 0
-        got = b"".join(got)
-        assert got == expected, (len(got), len(expected))
-    print("1 passed, 0 failed")
+        assert proc.wait(30) == 0, argv
+        return b"".join(got)
+
+
+def test_python_script():
+    lines = [b"\n", b"hello\tworld\n", b"x" * 700000 + b"\n", b"\xff\xfe\x80 not utf-8\n"]
+    lines += [b"w%d\n" % i for i in range(50000)]
+    lines.append(b"last without newline")
+    expected = b"".join(b"%d\t" % len(l) + l for l in lines)
+    got = run_program([sys.executable, "-c", SCRIPT], b"".join(lines))
+    assert got == expected, (len(got), len(expected))
+
+
+def test_c_wordcount():
+    words = [b"w%d" % (i * 7919 % 1000) for i in range(100000)]
+    text = b"".join(b" ".join(words[i:i + 13]) + b"\n" for i in range(0, len(words), 13))
+    examples = os.environ["HADOOP_SHM_EXAMPLES"]
+    mapped = run_program([os.path.join(examples, "shm_wordcount_mapper")], text)
+    assert mapped == b"".join(w + b"\t1\n" for w in words)
+    shuffled = b"".join(sorted(mapped.splitlines(keepends=True)))  # what the shuffle would hand over
+    reduced = run_program([os.path.join(examples, "shm_wordcount_reducer")], shuffled)
+    counts = {}
+    for w in words:
+        counts[w] = counts.get(w, 0) + 1
+    assert reduced == b"".join(b"%s\t%d\n" % (w, counts[w]) for w in sorted(counts))
+
+
+def main():
+    tests = [test_python_script, test_c_wordcount]
+    for t in tests:
+        t()
+    print("%d passed, 0 failed" % len(tests))
 
 
 if __name__ == "__main__":
