@@ -119,9 +119,11 @@ final class MappedCursor implements RecordCursor {
       return;
     }
     release();
+    long mappedBefore = windowEnd; // windows only move forward
     windowStart = from;
     windowEnd = from + Math.max(n, Math.min(windowBytes, segment.length() - from));
-    window = files.map(segment.path(), segment.offset() + windowStart, windowEnd - windowStart);
+    window = files.map(segment.path(), segment.offset() + windowStart, windowEnd - windowStart,
+        windowEnd - Math.max(windowStart, mappedBefore));
     crcView = window.duplicate();
   }
 

@@ -55,12 +55,13 @@ final class SegmentFiles implements Closeable {
   }
 
   /**
-   * Maps {@code length} bytes of {@code path} from {@code position}, read only; counted as read
-   * (the caller consumes the whole mapping). Release it with {@link #unmap}.
+   * Maps {@code length} bytes of {@code path} from {@code position}, read only; counts
+   * {@code newBytes} of them as read (windows may overlap: their shared bytes count once).
+   * Release it with {@link #unmap}.
    */
-  MappedByteBuffer map(Path path, long position, long length) throws IOException {
+  MappedByteBuffer map(Path path, long position, long length, long newBytes) throws IOException {
     MappedByteBuffer b = channel(path).map(FileChannel.MapMode.READ_ONLY, position, length);
-    statistics.incrementBytesRead(length);
+    statistics.incrementBytesRead(newBytes);
     statistics.incrementReadOps(1);
     return b;
   }

@@ -78,6 +78,8 @@ class TestMappedCursor {
   @ValueSource(longs = {10, 4096, 100_000, MappedCursor.WINDOW})
   void recordsComeBackExactlyWhateverTheWindow(long window) throws IOException {
     FileSegment seg = store(segment(300, 20_000));
+    FileSystem.Statistics stats = FileSystem.getStatistics("file", FileSystem.getLocal(CONF).getClass());
+    long readBefore = stats.getBytesRead();
     try (SegmentFiles files = files()) {
       MappedCursor c = new MappedCursor(seg, files, window);
       for (byte[][] rec : records) {
@@ -91,6 +93,8 @@ class TestMappedCursor {
       assertEquals(seg.length(), c.position());
       c.close();
     }
+    // FILE_BYTES_READ counts each byte once, however the windows overlapped.
+    assertEquals(seg.length(), stats.getBytesRead() - readBefore);
   }
 
   @Test
