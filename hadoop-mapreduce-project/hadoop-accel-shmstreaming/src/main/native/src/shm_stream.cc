@@ -1,4 +1,6 @@
-// Program-side buffering over the two rings of a streaming task.
+// Program-side buffering over the two rings of a streaming task. Without rings the same API
+// runs over stdin/stdout (the task said "-": it could not set rings up and uses pipes) or over
+// nothing (stdin ended before the handshake: a reducer without input).
 #include "hadoop_accel/shm_stream.h"
 
 #include <cerrno>
@@ -9,9 +11,13 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 struct hshm_stream {
   hshm_ring* in = nullptr;
   hshm_ring* out = nullptr;
+  int in_fd = -1;   // pipe mode: input from here instead of a ring
+  int out_fd = -1;  // pipe mode: output to here
   std::vector<char> ibuf = std::vector<char>(256 * 1024);
   size_t istart = 0, iend = 0;
   bool ieof = false;
@@ -21,12 +27,68 @@ struct hshm_stream {
 
 namespace {
 
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return fallback;
-  char* end = nullptr;
-  long n = std::strtol(v, &end, 10);
-  return (*end == '\0' && n > 0 && n < (1L << 30)) ? static_cast<int>(n) : fallback;
+ssize_t source_read(hshm_stream* s, void* buf, size_t n) {
+  if (s->in != nullptr) return hshm_ring_read(s->in, buf, n);
+  if (s->in_fd < 0) return 0;
+  while (true) {
+    ssize_t r = ::read(s->in_fd, buf, n);
+    if (r >= 0) return r;
+    if (errno != EINTR) return -errno;
+  }
+}
+
+ssize_t sink_write(hshm_stream* s, const void* buf, size_t n) {
+  if (s->out != nullptr) return hshm_ring_write(s->out, buf, n);
+  if (s->out_fd < 0) return static_cast<ssize_t>(n);  // nobody reads it
+  const char* p = static_cast<const char*>(buf);
+  size_t left = n;
+  while (left > 0) {
+    ssize_t w = ::write(s->out_fd, p, left);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return -errno;
+    p += w;
+    left -= static_cast<size_t>(w);
+  }
+  return static_cast<ssize_t>(n);
+}
+
+// Hands the buffered output to the sink.
+ssize_t drain(hshm_stream* s) {
+  if (s->oused == 0) return 0;
+  ssize_t r = sink_write(s, s->obuf.data(), s->oused);
+  if (r >= 0) s->oused = 0;
+  return r;
+}
+
+constexpr char kHandshakeMagic[] = "hadoop-shm 1\t";
+constexpr size_t kMaxHandshake = 8192;
+
+// Reads the one line the task writes to our stdin before anything else (DESIGN.md):
+// "hadoop-shm 1 TAB <input ring> TAB <output ring> NEWLINE", byte by byte so that nothing
+// after it is consumed. Returns 1 with the paths, 0 when stdin ends before the first byte
+// (a reducer without input: streaming closes stdin and starts no rings), or a negative errno.
+int read_handshake(int fd, std::string* in_path, std::string* out_path) {
+  std::string line;
+  while (true) {
+    char c;
+    ssize_t n = ::read(fd, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return -errno;
+    if (n == 0) return line.empty() ? 0 : -EPROTO;
+    if (c == '\n') break;
+    line.push_back(c);
+    if (line.size() > kMaxHandshake ||
+        (line.size() <= sizeof(kHandshakeMagic) - 1 &&
+         line.back() != kHandshakeMagic[line.size() - 1])) {
+      return -EPROTO;
+    }
+  }
+  size_t magic = sizeof(kHandshakeMagic) - 1;
+  size_t tab = line.find('\t', magic);
+  if (line.size() < magic || tab == std::string::npos) return -EPROTO;
+  *in_path = line.substr(magic, tab - magic);
+  *out_path = line.substr(tab + 1);
+  return in_path->empty() || out_path->empty() ? -EPROTO : 1;
 }
 
 // Refills the input buffer after the unparsed bytes [istart, iend), growing it when full.
@@ -39,7 +101,7 @@ ssize_t fill(hshm_stream* s) {
     s->istart = 0;
   }
   if (s->iend == s->ibuf.size()) s->ibuf.resize(2 * s->ibuf.size());
-  ssize_t n = hshm_ring_read(s->in, s->ibuf.data() + s->iend, s->ibuf.size() - s->iend);
+  ssize_t n = source_read(s, s->ibuf.data() + s->iend, s->ibuf.size() - s->iend);
   if (n == 0) s->ieof = true;
   if (n > 0) s->iend += static_cast<size_t>(n);
   return n;
@@ -68,24 +130,40 @@ hshm_stream* hshm_stream_open_paths(const char* in_path, const char* out_path, i
   return s;
 }
 
-hshm_stream* hshm_stream_open(void) {
-  const char* attempt = std::getenv("mapreduce_task_attempt_id");
-  if (attempt == nullptr || *attempt == '\0') {
-    std::fprintf(stderr, "hadoop_shm: mapreduce_task_attempt_id is not set: not running as a "
-                         "Hadoop streaming task with -io shm\n");
-    errno = ENOENT;
+hshm_stream* hshm_stream_open(void) { return hshm_stream_open_fd(STDIN_FILENO); }
+
+hshm_stream* hshm_stream_open_fd(int fd) {
+  std::string in_path, out_path;
+  int rc = read_handshake(fd, &in_path, &out_path);
+  if (rc == 0) {
+    auto* s = new (std::nothrow) hshm_stream();  // no input, no rings: reads end, writes vanish
+    if (s == nullptr) errno = ENOMEM;
+    return s;
+  }
+  if (rc > 0 && in_path == "-" && out_path == "-") {
+    auto* s = new (std::nothrow) hshm_stream();  // the task uses pipes for this attempt
+    if (s == nullptr) {
+      errno = ENOMEM;
+    } else {
+      s->in_fd = fd;
+      s->out_fd = STDOUT_FILENO;
+    }
+    return s;
+  }
+  if (rc < 0) {
+    std::fprintf(stderr, "hadoop_shm: %s: standard input does not start with the ShmStreaming "
+                         "handshake; run this program as a streaming task with -io shm "
+                         "(stream.map.input/output=shm, stream.reduce.input/output=shm)\n",
+                 std::strerror(-rc));
+    errno = -rc;
     return nullptr;
   }
-  const char* dir = std::getenv("hadoop_accel_shm_streaming_dir");
-  std::string base = std::string(dir != nullptr && *dir != '\0' ? dir : "/dev/shm") +
-                     "/hadoop-shm-" + attempt;
-  return hshm_stream_open_paths((base + ".in").c_str(), (base + ".out").c_str(),
-                                env_int("hadoop_accel_shm_streaming_attach_timeout_ms", 30000));
+  return hshm_stream_open_paths(in_path.c_str(), out_path.c_str(), 0);
 }
 
 ssize_t hshm_stream_read(hshm_stream* s, void* buf, size_t n) {
   if (s->istart == s->iend) {
-    if (n >= s->ibuf.size()) return s->ieof ? 0 : hshm_ring_read(s->in, buf, n);
+    if (n >= s->ibuf.size()) return s->ieof ? 0 : source_read(s, buf, n);
     ssize_t r = fill(s);
     if (r <= 0) return r;
   }
@@ -121,22 +199,16 @@ int hshm_stream_read_line(hshm_stream* s, const char** line, size_t* len) {
 }
 
 int hshm_stream_flush(hshm_stream* s) {
-  if (s->oused > 0) {
-    ssize_t r = hshm_ring_write(s->out, s->obuf.data(), s->oused);
-    if (r < 0) return static_cast<int>(r);
-    s->oused = 0;
-  }
-  return hshm_ring_flush(s->out);
+  ssize_t r = drain(s);
+  if (r < 0) return static_cast<int>(r);
+  return s->out != nullptr ? hshm_ring_flush(s->out) : 0;
 }
 
 ssize_t hshm_stream_write(hshm_stream* s, const void* buf, size_t n) {
   if (s->oused + n > s->obuf.size()) {
-    if (s->oused > 0) {
-      ssize_t r = hshm_ring_write(s->out, s->obuf.data(), s->oused);
-      if (r < 0) return r;
-      s->oused = 0;
-    }
-    if (n >= s->obuf.size()) return hshm_ring_write(s->out, buf, n);
+    ssize_t r = drain(s);
+    if (r < 0) return r;
+    if (n >= s->obuf.size()) return sink_write(s, buf, n);
   }
   std::memcpy(s->obuf.data() + s->oused, buf, n);
   s->oused += n;
@@ -153,15 +225,11 @@ int hshm_stream_write_record(hshm_stream* s, const char* key, size_t key_len, co
 }
 
 int hshm_stream_close(hshm_stream* s) {
-  int rc = 0;
-  if (s->oused > 0) {
-    ssize_t r = hshm_ring_write(s->out, s->obuf.data(), s->oused);
-    if (r < 0) rc = static_cast<int>(r);
-  }
-  hshm_ring_close(s->out);
-  hshm_ring_close(s->in);
+  ssize_t r = drain(s);
+  if (s->out != nullptr) hshm_ring_close(s->out);
+  if (s->in != nullptr) hshm_ring_close(s->in);
   delete s;
-  return rc;
+  return r < 0 ? static_cast<int>(r) : 0;
 }
 
 }  // extern "C"

@@ -1,11 +1,14 @@
-// The program-side API against a task that feeds awkward lines: a forked "program" opens its
-// rings from the environment exactly as under streaming and echoes each line as a record.
+// The program-side API against a task that feeds awkward lines: a forked "program" reads the
+// handshake from its standard input and opens its rings exactly as under streaming, then
+// echoes each line as a record.
 #include "hadoop_accel/shm_stream.h"
 #include "hadoop_accel/sm_stream.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <sys/wait.h>
 #include <thread>
@@ -17,6 +20,20 @@ namespace {
 std::string make_dir() {
   char tmpl[] = "/tmp/hshm-stream-XXXXXX";
   return mkdtemp(tmpl);
+}
+
+// A pipe holding `text`, its write end closed: what a program's stdin looks like once the task
+// has written the handshake (or something else) and closed it.
+int pipe_with(const std::string& text) {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  if (write(fds[1], text.data(), text.size()) != static_cast<ssize_t>(text.size())) return -1;
+  close(fds[1]);
+  return fds[0];
+}
+
+std::string handshake(const std::string& in, const std::string& out) {
+  return "hadoop-shm 1\t" + in + "\t" + out + "\n";
 }
 
 TEST(Stream, LinesOfEveryShapeComeBackAsRecords) {
@@ -33,10 +50,12 @@ TEST(Stream, LinesOfEveryShapeComeBackAsRecords) {
   for (int i = 0; i < 20000; i++) lines.push_back("w" + std::to_string(i));
   lines.push_back("last line without a newline");
 
+  // Bytes after the handshake stay unread: the program sees only the rings.
+  int stdin_fd = pipe_with(handshake(base + ".in", base + ".out") + "not for the program\n");
+  ASSERT_GE(stdin_fd, 0);
   pid_t pid = fork();
   if (pid == 0) {
-    setenv("hadoop_accel_shm_streaming_dir", dir.c_str(), 1);
-    setenv("mapreduce_task_attempt_id", attempt.c_str(), 1);
+    if (dup2(stdin_fd, STDIN_FILENO) < 0) _exit(9);
     hshm_stream* s = hshm_stream_open();
     if (s == nullptr) _exit(10);
     const char* line;
@@ -48,6 +67,7 @@ TEST(Stream, LinesOfEveryShapeComeBackAsRecords) {
     }
     _exit(rc == 0 && hshm_stream_close(s) == 0 ? 0 : 12);
   }
+  close(stdin_fd);
   ASSERT_EQ(0, hshm_ring_wait_peer(in, 5000));
   std::thread feeder([&] {  // the task writes input while it reads output, as streaming does
     for (size_t i = 0; i < lines.size(); i++) {
@@ -74,14 +94,76 @@ TEST(Stream, LinesOfEveryShapeComeBackAsRecords) {
   ASSERT_EQ(0, std::system(rm.c_str()));
 }
 
-TEST(Stream, OpenOutsideStreamingFailsClearly) {
-  unsetenv("mapreduce_task_attempt_id");
-  errno = 0;
-  EXPECT_EQ(nullptr, hshm_stream_open());
-  EXPECT_EQ(ENOENT, errno);
-  EXPECT_EQ(nullptr, hshm_stream_open_paths("/nonexistent/a", "/nonexistent/b", 50));
-  EXPECT_EQ(ETIMEDOUT, errno);
+TEST(Stream, InputWithoutTheHandshakeFailsClearly) {
+  // What a program reads when the job runs it over pipes: records, not the handshake.
+  for (const std::string& text : {std::string("hello\tworld\n"), std::string("hadoop-shm 2\ta\tb\n"),
+                                  std::string("hadoop-shm 1\tonly-one-path\n"),
+                                  std::string("hadoop-shm 1\ta\tb"), std::string(20000, 'h')}) {
+    int fd = pipe_with(text);
+    ASSERT_GE(fd, 0);
+    errno = 0;
+    EXPECT_EQ(nullptr, hshm_stream_open_fd(fd)) << text.substr(0, 40);
+    EXPECT_EQ(EPROTO, errno);
+    close(fd);
+  }
+  int fd = pipe_with(handshake("/nonexistent/a", "/nonexistent/b"));
+  EXPECT_EQ(nullptr, hshm_stream_open_fd(fd));
+  EXPECT_EQ(ETIMEDOUT, errno);  // attach waits 0 ms: the task creates the rings first
+  close(fd);
+  int saved = dup(STDIN_FILENO);
+  fd = pipe_with("some records\n");
+  ASSERT_EQ(STDIN_FILENO, dup2(fd, STDIN_FILENO));
   EXPECT_THROW(hadoop_accel::SMStream(), std::system_error);
+  dup2(saved, STDIN_FILENO);
+  close(saved);
+  close(fd);
+}
+
+TEST(Stream, DashesMeanPipes) {
+  // The task could not create rings: records follow the handshake on stdin, output goes to stdout.
+  int stdin_fd = pipe_with(handshake("-", "-") + "a\tb\n\nlast");
+  int out[2];
+  ASSERT_EQ(0, pipe(out));
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (dup2(stdin_fd, STDIN_FILENO) < 0 || dup2(out[1], STDOUT_FILENO) < 0) _exit(9);
+    hshm_stream* s = hshm_stream_open();
+    if (s == nullptr) _exit(10);
+    const char* line;
+    size_t len;
+    while (hshm_stream_read_line(s, &line, &len) == 1) {
+      if (hshm_stream_write_record(s, "len", 3, std::to_string(len).c_str(),
+                                   std::to_string(len).size()) != 0) _exit(11);
+    }
+    _exit(hshm_stream_close(s) == 0 ? 0 : 12);
+  }
+  close(out[1]);
+  close(stdin_fd);
+  std::string got;
+  char buf[256];
+  ssize_t n;
+  while ((n = read(out[0], buf, sizeof buf)) > 0) got.append(buf, n);
+  close(out[0]);
+  EXPECT_EQ("len\t3\nlen\t0\nlen\t4\n", got);
+  int status = 0;
+  ASSERT_EQ(pid, waitpid(pid, &status, 0));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+TEST(Stream, StdinEndingBeforeTheHandshakeIsAnEmptyStream) {
+  // A streaming reducer with no input closes the program's stdin without starting rings.
+  int fd = pipe_with("");
+  hshm_stream* s = hshm_stream_open_fd(fd);
+  ASSERT_NE(nullptr, s);
+  const char* line;
+  size_t len;
+  char buf[16];
+  EXPECT_EQ(0, hshm_stream_read_line(s, &line, &len));
+  EXPECT_EQ(0, hshm_stream_read(s, buf, sizeof buf));
+  EXPECT_EQ(0, hshm_stream_write_record(s, "k", 1, "v", 1));
+  EXPECT_EQ(0, hshm_stream_flush(s));
+  EXPECT_EQ(0, hshm_stream_close(s));
+  close(fd);
 }
 
 }  // namespace

@@ -17,13 +17,21 @@ extern "C" {
 
 typedef struct hshm_stream hshm_stream;
 
-/* Opens <dir>/hadoop-shm-<attempt>.in (input) and .out (output), where dir is
- * $hadoop_accel_shm_streaming_dir (default /dev/shm) and attempt is
- * $mapreduce_task_attempt_id, waiting up to $hadoop_accel_shm_streaming_attach_timeout_ms
- * (default 30000) for them. NULL with errno set, and one line on stderr, when it cannot. */
+/* Opens this task's two rings. The task writes one handshake line to the program's standard
+ * input before anything else, "hadoop-shm 1 TAB <input ring path> TAB <output ring path>
+ * NEWLINE" (DESIGN.md); this reads exactly that line and attaches to both rings. When the
+ * task could not set rings up it sends "-" for both paths: the same API then reads the rest of
+ * standard input and writes to standard output, so the program runs over pipes. When
+ * standard input ends before the handshake (streaming runs a reducer that got no input without
+ * starting its rings) the stream is empty: reads return 0, writes are discarded. NULL with
+ * errno set, and one line on stderr, when standard input holds something else (the job does
+ * not use -io shm). */
 HSHM_API hshm_stream *hshm_stream_open(void);
 
-/* The same with explicit ring paths. */
+/* The same, reading the handshake from `fd`. */
+HSHM_API hshm_stream *hshm_stream_open_fd(int fd);
+
+/* Attaches to two rings by path, waiting up to `timeout_ms` for the files. */
 HSHM_API hshm_stream *hshm_stream_open_paths(const char *in_path, const char *out_path,
                                              int timeout_ms);
 

@@ -29,5 +29,18 @@ public final class AccelConfigKeys {
   /** Hetero placement: how often the NameNode checks the profiles file for changes. */
   public static final String HETERO_PROFILES_RELOAD_MS = PREFIX + "hetero.profiles.reload.ms";
 
+  /** ShmStreaming: directory of the per-task ring files (a tmpfs such as /dev/shm). */
+  public static final String SHM_STREAMING_DIR = PREFIX + "shm.streaming.dir";
+
+  /** ShmStreaming: data bytes of each ring (one per direction per task). */
+  public static final String SHM_STREAMING_BUFFER_BYTES = PREFIX + "shm.streaming.buffer.bytes";
+
+  /** ShmStreaming: the task's wake-up batch of Algorithm 2, {@code auto} or a record count. */
+  public static final String SHM_STREAMING_BATCH_SIZE = PREFIX + "shm.streaming.batch.size";
+
+  /** ShmStreaming: how long the task waits for its program to attach to the rings. */
+  public static final String SHM_STREAMING_ATTACH_TIMEOUT_MS =
+      PREFIX + "shm.streaming.attach.timeout.ms";
+
   private AccelConfigKeys() {}
 }

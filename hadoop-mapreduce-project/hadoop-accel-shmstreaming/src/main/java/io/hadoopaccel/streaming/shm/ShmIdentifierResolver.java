@@ -1,0 +1,50 @@
+package io.hadoopaccel.streaming.shm;
+
+import org.apache.hadoop.conf.Configurable;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.io.Text;
+import org.apache.hadoop.streaming.io.IdentifierResolver;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Streaming's identifier resolver plus the id {@code shm}: text records through shared-memory
+ * rings ({@code -io shm}, or {@code stream.map.input=shm} etc.). Every other id resolves as
+ * upstream's. The shipped mapred-site.xml sets it as {@code stream.io.identifier.resolver.class}.
+ */
+public class ShmIdentifierResolver extends IdentifierResolver implements Configurable {
+  public static final String SHM_ID = "shm";
+  private static final Logger LOG = LoggerFactory.getLogger(ShmIdentifierResolver.class);
+
+  private Configuration conf;
+
+  @Override
+  public void resolve(String identifier) {
+    if (SHM_ID.equalsIgnoreCase(identifier)) {
+      if (conf != null) {
+        try {
+          new ShmChannel.Settings(conf); // a bad tunable fails the submission, naming the key
+        } catch (IllegalArgumentException e) {
+          LOG.error("-io shm: {}", e.getMessage()); // StreamJob drops the exception's message
+          throw e;
+        }
+      }
+      setInputWriterClass(ShmTextInputWriter.class);
+      setOutputReaderClass(ShmTextOutputReader.class);
+      setOutputKeyClass(Text.class);
+      setOutputValueClass(Text.class);
+    } else {
+      super.resolve(identifier);
+    }
+  }
+
+  @Override
+  public void setConf(Configuration conf) {
+    this.conf = conf;
+  }
+
+  @Override
+  public Configuration getConf() {
+    return conf;
+  }
+}

@@ -1,0 +1,193 @@
+package io.hadoopaccel.streaming.shm;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileUtil;
+import org.apache.hadoop.streaming.StreamJob;
+import org.apache.hadoop.util.ToolRunner;
+import org.apache.log4j.Logger;
+import org.apache.log4j.PatternLayout;
+import org.apache.log4j.WriterAppender;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * Streaming jobs on the local job runner for the ShmStreaming tests: the native build
+ * (-Pnative), the programs of both transports, input with awkward lines, and the job output.
+ */
+final class ShmJobs {
+  static final String PROGRAM = "streaming_program.py";
+
+  final Path work;
+  final Path ringDir;
+  final Configuration conf;
+  final File nativeDir;
+  final String python;
+  private int jobs;
+
+  ShmJobs(String name) throws Exception {
+    nativeDir = new File(System.getProperty("accel.shm.native.dir", "target/native"));
+    File lib = new File(System.getProperty("jna.library.path", ""), "libhadoop_shm.so");
+    if (!lib.isFile() || !new File(nativeDir, "shm_identity").canExecute()) {
+      if (Boolean.getBoolean("accel.native.required")) {
+        fail(lib + " or the example programs were not built (accel.native.required=true)");
+      }
+      Assumptions.abort("build with -Pnative to run the ShmStreaming jobs");
+    }
+    File base = new File(System.getProperty("test.build.dir", "target/test-work"));
+    work = new File(base, name).getAbsoluteFile().toPath();
+    FileUtil.fullyDelete(work.toFile());
+    ringDir = Files.createDirectories(work.resolve("rings"));
+    conf = new Configuration();
+    conf.set("mapreduce.framework.name", "local");
+    conf.set("fs.defaultFS", "file:///");
+    conf.set("hadoop.tmp.dir", work.resolve("hadoop-tmp").toString());
+    conf.set("mapreduce.cluster.local.dir", work.resolve("mr-local").toString());
+    conf.setInt("mapreduce.task.io.sort.mb", 16);
+    conf.setInt("mapreduce.client.progressmonitor.pollinterval", 50);
+    conf.setInt("mapreduce.client.completion.pollinterval", 50);
+    conf.set("stream.io.identifier.resolver.class", ShmIdentifierResolver.class.getName());
+    conf.set("hadoop.accel.shm.streaming.dir", ringDir.toString());
+    // Smaller than the longest input line, so records wrap around the ring.
+    conf.set("hadoop.accel.shm.streaming.buffer.bytes", "64k");
+    conf.set("hadoop.accel.native.lib.dir", lib.getParent());
+    Process which = new ProcessBuilder("python3", "-c", "import sys; print(sys.executable)").start();
+    String exe = new String(which.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+    python = which.waitFor() == 0 && !exe.isEmpty() ? exe : "python3";
+  }
+
+  /** Text with empty lines, tabs, a line far longer than the ring, non-UTF-8 bytes. */
+  Path awkwardInput(long seed, int lines) throws IOException {
+    Path dir = Files.createDirectories(work.resolve("in-" + seed));
+    Random r = new Random(seed);
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    for (int i = 0; i < lines; i++) {
+      b.write(("doc" + i).getBytes(StandardCharsets.US_ASCII));
+      int words = r.nextInt(20);
+      for (int w = 0; w < words; w++) {
+        b.write(w == 3 ? '\t' : ' ');
+        b.write(("w" + (int) Math.abs(r.nextGaussian() * 300)).getBytes(StandardCharsets.US_ASCII));
+      }
+      b.write('\n');
+      if (i % 97 == 0) {
+        b.write('\n');
+      }
+      if (i % 501 == 0) {
+        b.write(new byte[] {(byte) 0xff, (byte) 0xfe, ' ', (byte) 0x80, 'x', '\n'});
+      }
+    }
+    StringBuilder longLine = new StringBuilder("long");
+    while (longLine.length() < 300_000) {
+      longLine.append(" w").append(r.nextInt(300));
+    }
+    b.write(longLine.append('\n').toString().getBytes(StandardCharsets.US_ASCII));
+    b.write("last line without a newline w1 w2".getBytes(StandardCharsets.US_ASCII));
+    Files.write(dir.resolve("part-0"), b.toByteArray());
+    return dir;
+  }
+
+  /** The streaming command line of the test program over {@code mode} (pipes or shm). */
+  String python(String mode, String program, String... args) {
+    File f = new File(System.getProperty("accel.shm.test.python.dir", "src/test/python"), PROGRAM);
+    assertTrue(f.isFile(), f + " missing");
+    return python + " " + f.getAbsolutePath() + " " + mode + " " + program
+        + (args.length == 0 ? "" : " " + String.join(" ", args));
+  }
+
+  /** An example C program built by -Pnative. */
+  String c(String name) {
+    return new File(nativeDir, name).getAbsolutePath();
+  }
+
+  /** Options every shm job needs: where the Python package and the library are. */
+  List<String> shmEnv() {
+    File pkg = new File(System.getProperty("accel.shm.python.dir", "src/main/python"));
+    return List.of("-cmdenv", "PYTHONPATH=" + pkg.getAbsolutePath(),
+        "-cmdenv", "HADOOP_SHM_LIB=" + new File(conf.get("hadoop.accel.native.lib.dir"),
+            "libhadoop_shm.so"));
+  }
+
+  /** Runs a streaming job; returns its exit code (0 = success) and leaves output in out(). */
+  int run(Configuration jobConf, Path input, List<String> args) throws Exception {
+    List<String> all = new ArrayList<>(args);
+    all.addAll(List.of("-input", input.toString(), "-output", out(++jobs).toString()));
+    return ToolRunner.run(new Configuration(jobConf), new StreamJob(), all.toArray(new String[0]));
+  }
+
+  Path out(int job) {
+    return work.resolve("out-" + job);
+  }
+
+  /** The part files of the last job, concatenated in name order. */
+  byte[] lastOutput() throws IOException {
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    for (Path p : parts(out(jobs))) {
+      b.write(Files.readAllBytes(p));
+    }
+    return b.toByteArray();
+  }
+
+  List<Path> parts(Path dir) throws IOException {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.filter(p -> p.getFileName().toString().startsWith("part-")).sorted()
+          .collect(Collectors.toList());
+    }
+  }
+
+  /** Names of the files in the ring directory (the tests expect none after any job). */
+  List<String> ringFiles() throws IOException {
+    try (Stream<Path> s = Files.list(ringDir)) {
+      return s.map(p -> p.getFileName().toString()).collect(Collectors.toList());
+    }
+  }
+
+  static List<String> args(Object... parts) {
+    List<String> l = new ArrayList<>();
+    for (Object p : parts) {
+      if (p instanceof List) {
+        for (Object o : (List<?>) p) {
+          l.add(o.toString());
+        }
+      } else {
+        l.add(p.toString());
+      }
+    }
+    return l;
+  }
+
+  /** Everything logged (with stack traces) while it runs. */
+  static String logged(Callable body) throws Exception {
+    StringWriter w = new StringWriter();
+    WriterAppender a = new WriterAppender(new PatternLayout("%p %c: %m%n"), w);
+    Logger.getRootLogger().addAppender(a);
+    try {
+      body.call();
+    } finally {
+      Logger.getRootLogger().removeAppender(a);
+    }
+    return w.toString();
+  }
+
+  interface Callable {
+    void call() throws Exception;
+  }
+
+  static String show(byte[] b) {
+    return b.length + " bytes: " + new String(Arrays.copyOf(b, Math.min(b.length, 200)),
+        StandardCharsets.ISO_8859_1);
+  }
+}

@@ -1,0 +1,127 @@
+package io.hadoopaccel.streaming.shm;
+
+import static io.hadoopaccel.streaming.shm.ShmJobs.args;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The same streaming jobs over pipes and over shared-memory rings (-io shm): outputs must be
+ * byte-identical, with C and Python programs, map-only and map+reduce, with a combiner, on
+ * input with empty lines, tabs, non-UTF-8 bytes, keys without a tab and a line longer than
+ * the ring; and no ring file may be left behind.
+ */
+class TestShmStreamingJobs {
+  private static ShmJobs jobs;
+  private static Path input;
+
+  @BeforeAll
+  static void setUp() throws Exception {
+    jobs = new ShmJobs("shm-jobs");
+    input = jobs.awkwardInput(7, 4000);
+  }
+
+  @AfterEach
+  void noRingFileLeft() throws Exception {
+    assertEquals(List.of(), jobs.ringFiles());
+  }
+
+  private byte[] run(List<String> args) throws Exception {
+    assertEquals(0, jobs.run(jobs.conf, input, args), () -> "job failed: " + args);
+    return jobs.lastOutput();
+  }
+
+  private byte[] overPipes(String mapper, String reducer, int reduces) throws Exception {
+    return run(args("-mapper", jobs.python("pipes", mapper),
+        "-reducer", reducer == null ? "NONE" : jobs.python("pipes", reducer),
+        "-numReduceTasks", reduces));
+  }
+
+  /** {@code first}: generic options (-D), which streaming wants before its own. */
+  private byte[] overShm(String mapper, String reducer, int reduces, Object... first)
+      throws Exception {
+    return run(args(List.of(first), "-io", "shm", jobs.shmEnv(), "-mapper", mapper,
+        "-reducer", reducer == null ? "NONE" : reducer, "-numReduceTasks", reduces));
+  }
+
+  @Test
+  void mapOnlyIdentityIsByteIdentical() throws Exception {
+    byte[] pipes = overPipes("echo", null, 0);
+    assertTrue(pipes.length > 500_000, ShmJobs.show(pipes));
+    assertArrayEquals(pipes, overShm(jobs.python("shm", "echo"), null, 0), "Python");
+    assertArrayEquals(pipes, overShm(jobs.c("shm_identity"), null, 0), "C");
+  }
+
+  @Test
+  void wordCountIsByteIdentical() throws Exception {
+    byte[] pipes = overPipes("wc-map", "sum-reduce", 2);
+    assertTrue(pipes.length > 1000, ShmJobs.show(pipes));
+    assertArrayEquals(pipes,
+        overShm(jobs.python("shm", "wc-map"), jobs.python("shm", "sum-reduce"), 2), "Python");
+    String reducer = jobs.c("shm_wordcount_reducer");
+    assertArrayEquals(pipes, overShm(jobs.c("shm_wordcount_mapper"), reducer, 2), "C");
+    // The combiner runs a program per spill inside the map task, each with rings of its own.
+    assertArrayEquals(pipes, overShm(jobs.c("shm_wordcount_mapper"), reducer, 2,
+        "-D", "mapreduce.task.io.sort.mb=1", "-combiner", reducer), "C with a combiner");
+  }
+
+  @Test
+  void grepWithReducersThatGetNoInputIsByteIdentical() throws Exception {
+    // One key and three reducers: two of them get no input (no rings, see DESIGN.md).
+    String grep = "grep-map";
+    byte[] pipes = run(args("-mapper", jobs.python("pipes", grep, "w299"),
+        "-reducer", jobs.python("pipes", "sum-reduce"), "-numReduceTasks", 3));
+    assertTrue(pipes.length > 5, ShmJobs.show(pipes));
+    byte[] shm = overShm(jobs.python("shm", grep, "w299"), jobs.python("shm", "sum-reduce"), 3);
+    assertArrayEquals(pipes, shm);
+    long empty = jobs.parts(jobs.out(jobCount())).stream()
+        .filter(p -> p.toFile().length() == 0).count();
+    assertTrue(empty >= 1, "expected a reducer without input");
+  }
+
+  @Test
+  void invertedIndexIsByteIdentical() throws Exception {
+    byte[] pipes = overPipes("index-map", "join-reduce", 2);
+    assertArrayEquals(pipes,
+        overShm(jobs.python("shm", "index-map"), jobs.python("shm", "join-reduce"), 2));
+  }
+
+  @Test
+  void strayStdoutOfTheProgramIsNotOutput() throws Exception {
+    byte[] pipes = overPipes("echo", null, 0);
+    assertArrayEquals(pipes, overShm(jobs.python("shm", "chatty"), null, 0));
+  }
+
+  @Test
+  void defaultRingDirectoryIsLeftClean() throws Exception {
+    Path shm = Path.of("/dev/shm");
+    org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(shm), "no /dev/shm");
+    String mine = "-" + ProcessHandle.current().pid() + "-";
+    org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration(jobs.conf);
+    conf.unset("hadoop.accel.shm.streaming.dir");
+    byte[] pipes = overPipes("echo", null, 0);
+    assertEquals(0, jobs.run(conf, input, args("-io", "shm", jobs.shmEnv(),
+        "-mapper", jobs.c("shm_identity"), "-reducer", "NONE")));
+    assertArrayEquals(pipes, jobs.lastOutput());
+    try (java.util.stream.Stream<Path> s = Files.list(shm)) {
+      assertEquals(List.of(), s.map(p -> p.getFileName().toString())
+          .filter(n -> n.startsWith("hadoop-shm-") && n.contains(mine))
+          .collect(java.util.stream.Collectors.toList()));
+    }
+  }
+
+  private static int jobCount() throws Exception {
+    int n = 0;
+    while (Files.isDirectory(jobs.out(n + 1))) {
+      n++;
+    }
+    return n;
+  }
+}
