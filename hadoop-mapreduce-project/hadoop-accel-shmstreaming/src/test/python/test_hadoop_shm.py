@@ -37,7 +37,8 @@ def run_program(argv, data, env_extra=None):
         ring_in, ring_out = ctypes.c_void_p(), ctypes.c_void_p()
         assert lib.hshm_ring_create((base + ".in").encode(), 1 << 20, WRITER, ctypes.byref(ring_in)) == 0
         assert lib.hshm_ring_create((base + ".out").encode(), 1 << 20, READER, ctypes.byref(ring_out)) == 0
-        env = dict(os.environ, PYTHONPATH=PACKAGE_DIR, **(env_extra or {}))
+        env = dict(os.environ, PYTHONPATH=PACKAGE_DIR, **(env_extra or {}),
+                   stream_map_input_writer_class="io.hadoopaccel.streaming.shm.ShmTextInputWriter")
         proc = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE)
         proc.stdin.write(b"hadoop-shm 1\t%s.in\t%s.out\n" % (base.encode(), base.encode()))
         proc.stdin.close()

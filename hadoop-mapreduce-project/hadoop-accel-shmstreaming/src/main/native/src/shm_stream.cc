@@ -61,6 +61,7 @@ ssize_t drain(hshm_stream* s) {
 }
 
 constexpr char kHandshakeMagic[] = "hadoop-shm 1\t";
+constexpr char kShmPackage[] = "io.hadoopaccel.streaming.shm.";
 constexpr size_t kMaxHandshake = 8192;
 
 // Reads the one line the task writes to our stdin before anything else (DESIGN.md):
@@ -107,6 +108,17 @@ ssize_t fill(hshm_stream* s) {
   return n;
 }
 
+// Whether streaming set this task up with ShmStreaming's input writer (it exports the job
+// configuration to our environment, dots as underscores). When neither side is, the task
+// sends no handshake and the program simply runs over stdin/stdout.
+bool task_uses_rings() {
+  for (const char* key : {"stream_map_input_writer_class", "stream_reduce_input_writer_class"}) {
+    const char* v = std::getenv(key);
+    if (v != nullptr && std::strncmp(v, kShmPackage, sizeof(kShmPackage) - 1) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 extern "C" {
@@ -130,7 +142,20 @@ hshm_stream* hshm_stream_open_paths(const char* in_path, const char* out_path, i
   return s;
 }
 
-hshm_stream* hshm_stream_open(void) { return hshm_stream_open_fd(STDIN_FILENO); }
+
+hshm_stream* hshm_stream_open(void) {
+  if (!task_uses_rings()) {
+    auto* s = new (std::nothrow) hshm_stream();
+    if (s == nullptr) {
+      errno = ENOMEM;
+    } else {
+      s->in_fd = STDIN_FILENO;
+      s->out_fd = STDOUT_FILENO;
+    }
+    return s;
+  }
+  return hshm_stream_open_fd(STDIN_FILENO);
+}
 
 hshm_stream* hshm_stream_open_fd(int fd) {
   std::string in_path, out_path;

@@ -32,6 +32,11 @@ int pipe_with(const std::string& text) {
   return fds[0];
 }
 
+// What streaming exports to the program of a task run with -io shm.
+void as_shm_task() {
+  setenv("stream_map_input_writer_class", "io.hadoopaccel.streaming.shm.ShmTextInputWriter", 1);
+}
+
 std::string handshake(const std::string& in, const std::string& out) {
   return "hadoop-shm 1\t" + in + "\t" + out + "\n";
 }
@@ -56,6 +61,7 @@ TEST(Stream, LinesOfEveryShapeComeBackAsRecords) {
   pid_t pid = fork();
   if (pid == 0) {
     if (dup2(stdin_fd, STDIN_FILENO) < 0) _exit(9);
+    as_shm_task();
     hshm_stream* s = hshm_stream_open();
     if (s == nullptr) _exit(10);
     const char* line;
@@ -113,20 +119,36 @@ TEST(Stream, InputWithoutTheHandshakeFailsClearly) {
   int saved = dup(STDIN_FILENO);
   fd = pipe_with("some records\n");
   ASSERT_EQ(STDIN_FILENO, dup2(fd, STDIN_FILENO));
+  as_shm_task();
   EXPECT_THROW(hadoop_accel::SMStream(), std::system_error);
+  unsetenv("stream_map_input_writer_class");
   dup2(saved, STDIN_FILENO);
   close(saved);
   close(fd);
 }
 
+// Runs a forked program that echoes line lengths with `stdin_text` as its standard input;
+// returns its standard output.
+std::string run_over_pipes(const std::string& stdin_text, bool shm_task);
+
 TEST(Stream, DashesMeanPipes) {
   // The task could not create rings: records follow the handshake on stdin, output goes to stdout.
-  int stdin_fd = pipe_with(handshake("-", "-") + "a\tb\n\nlast");
+  EXPECT_EQ("len\t3\nlen\t0\nlen\t4\n", run_over_pipes(handshake("-", "-") + "a\tb\n\nlast", true));
+}
+
+TEST(Stream, OutsideShmStreamingItIsStdinAndStdout) {
+  // No -io shm (or no Hadoop at all): no handshake is read, the input is all records.
+  EXPECT_EQ("len\t3\nlen\t0\nlen\t4\n", run_over_pipes("a\tb\n\nlast", false));
+}
+
+std::string run_over_pipes(const std::string& stdin_text, bool shm_task) {
+  int stdin_fd = pipe_with(stdin_text);
   int out[2];
-  ASSERT_EQ(0, pipe(out));
+  if (pipe(out) != 0) return "pipe failed";
   pid_t pid = fork();
   if (pid == 0) {
     if (dup2(stdin_fd, STDIN_FILENO) < 0 || dup2(out[1], STDOUT_FILENO) < 0) _exit(9);
+    if (shm_task) as_shm_task();
     hshm_stream* s = hshm_stream_open();
     if (s == nullptr) _exit(10);
     const char* line;
@@ -144,10 +166,10 @@ TEST(Stream, DashesMeanPipes) {
   ssize_t n;
   while ((n = read(out[0], buf, sizeof buf)) > 0) got.append(buf, n);
   close(out[0]);
-  EXPECT_EQ("len\t3\nlen\t0\nlen\t4\n", got);
   int status = 0;
-  ASSERT_EQ(pid, waitpid(pid, &status, 0));
+  EXPECT_EQ(pid, waitpid(pid, &status, 0));
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  return got;
 }
 
 TEST(Stream, StdinEndingBeforeTheHandshakeIsAnEmptyStream) {

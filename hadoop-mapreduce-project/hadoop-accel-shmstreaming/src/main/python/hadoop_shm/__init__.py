@@ -25,8 +25,12 @@ def _load():
     if os.environ.get("HADOOP_SHM_LIB"):
         candidates.append(os.environ["HADOOP_SHM_LIB"])
     candidates.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "libhadoop_shm.so"))
-    if os.environ.get("HADOOP_HOME"):
-        candidates.append(os.path.join(os.environ["HADOOP_HOME"], "lib", "native", "libhadoop_shm.so"))
+    # In the tarball the package sits in share/hadoop/tools/shmstreaming/python.
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates.append(os.path.join(here, *[".."] * 6, "lib", "native", "libhadoop_shm.so"))
+    for home in ("HADOOP_HOME", "HADOOP_COMMON_HOME"):  # containers get HADOOP_COMMON_HOME
+        if os.environ.get(home):
+            candidates.append(os.path.join(os.environ[home], "lib", "native", "libhadoop_shm.so"))
     candidates.append("libhadoop_shm.so")
     errors = []
     for path in candidates:

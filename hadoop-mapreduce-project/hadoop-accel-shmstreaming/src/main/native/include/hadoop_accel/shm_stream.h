@@ -17,15 +17,18 @@ extern "C" {
 
 typedef struct hshm_stream hshm_stream;
 
-/* Opens this task's two rings. The task writes one handshake line to the program's standard
- * input before anything else, "hadoop-shm 1 TAB <input ring path> TAB <output ring path>
- * NEWLINE" (DESIGN.md); this reads exactly that line and attaches to both rings. When the
- * task could not set rings up it sends "-" for both paths: the same API then reads the rest of
- * standard input and writes to standard output, so the program runs over pipes. When
- * standard input ends before the handshake (streaming runs a reducer that got no input without
- * starting its rings) the stream is empty: reads return 0, writes are discarded. NULL with
- * errno set, and one line on stderr, when standard input holds something else (the job does
- * not use -io shm). */
+/* Opens this task's two rings, or its stdin/stdout, so one program runs under either transport:
+ * - When streaming runs the task with ShmStreaming (-io shm: the job configuration it exports
+ *   to our environment names io.hadoopaccel.streaming.shm.* in stream_map_input_writer_class
+ *   or stream_reduce_input_writer_class), the task writes one handshake line to our standard
+ *   input before anything else, "hadoop-shm 1 TAB <input ring path> TAB <output ring path>
+ *   NEWLINE" (DESIGN.md); this reads exactly that line and attaches to both rings. When the
+ *   task could not set rings up it sends "-" for both paths, and when standard input ends
+ *   before the handshake (a reducer that got no input) the stream is empty: reads return 0,
+ *   writes are discarded. NULL with errno set, and one line on stderr, when standard input
+ *   holds something else.
+ * - Otherwise (pipes, or a shell pipeline outside Hadoop) it reads standard input and writes
+ *   standard output, through the same buffers. */
 HSHM_API hshm_stream *hshm_stream_open(void);
 
 /* The same, reading the handshake from `fd`. */

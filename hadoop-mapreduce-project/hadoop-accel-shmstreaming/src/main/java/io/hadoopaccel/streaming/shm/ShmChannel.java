@@ -2,6 +2,7 @@ package io.hadoopaccel.streaming.shm;
 
 import io.hadoopaccel.common.conf.AccelConfigKeys;
 import io.hadoopaccel.common.conf.AccelConfiguration;
+import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.File;
@@ -109,7 +110,10 @@ final class ShmChannel {
       ShmRing fromProgram = out;
       ShmPipeMapRedAccess.replaceStreams(task,
           new DataOutputStream(new RingOutputStream(in, stdin, () -> logStats("to", toProgram))),
-          new DataInputStream(new RingInputStream(out, () -> logStats("from", fromProgram))));
+          // Streaming's line reader asks for io.file.buffer.size (4 KiB) at a time: buffer so
+          // each native call moves up to a chunk, as the pipe's 128 KiB buffer does for pipes.
+          new DataInputStream(new BufferedInputStream(
+              new RingInputStream(out, () -> logStats("from", fromProgram)), ShmRing.CHUNK)));
       LOG.info("ShmStreaming: records to and from the program go through two rings of {} bytes "
           + "(batch {}) instead of pipes", settings.bufferBytes,
           settings.batch == 0 ? "auto" : settings.batch);
