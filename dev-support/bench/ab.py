@@ -52,6 +52,7 @@ def paths(c: clusters.Cluster) -> dict:
         "streaming": one(f"{home}/share/hadoop/tools/lib/hadoop-streaming-*.jar"),
         "bin": str(REPO / "target/native/bin"),
         "py": str(REPO / "hadoop-mapreduce-project/hadoop-accel-workloads/src/main/python"),
+        "shm": f"{home}/share/hadoop/tools/shmstreaming",
     }
 
 
@@ -82,6 +83,9 @@ def main() -> int:
     ap.add_argument("--a-args", default="", help="job options of A, e.g. '-Dkey=value ...'")
     ap.add_argument("--b-name", default="stock-again")
     ap.add_argument("--b-args", default="")
+    ap.add_argument("--b-workload", choices=sorted(WORKLOADS),
+                    help="B runs this workload instead (same input generator): e.g. a streaming "
+                         "program against the equivalent Java job")
     ap.add_argument("--a-input", help="HDFS input of A instead of the generated one (e.g. the same data placed differently)")
     ap.add_argument("--b-input", help="HDFS input of B instead of the generated one")
     ap.add_argument("-n", "--repetitions", type=int, default=3)
@@ -96,6 +100,9 @@ def main() -> int:
     if args.smoke:
         args.size, args.repetitions, args.warmup = "2m", 1, 0
     wl = WORKLOADS[args.workload]
+    wl_b = WORKLOADS[args.b_workload or args.workload]
+    if wl_b.generate != wl.generate or wl_b.sizes != wl.sizes:
+        raise SystemExit(f"--b-workload {wl_b.name} reads other input than {wl.name}")
     size = parse_size(args.size)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out = Path(args.out or REPO / "target/bench" / f"{args.workload}-{stamp}")
@@ -123,8 +130,10 @@ def main() -> int:
             print(f"generated {values['input']} in {wall:.1f}s", flush=True)
 
         configs = {
-            "A": {"name": args.a_name, "args": shlex.split(args.a_args), "input": args.a_input or values["input"]},
-            "B": {"name": args.b_name, "args": shlex.split(args.b_args), "input": args.b_input or values["input"]},
+            "A": {"name": args.a_name, "args": shlex.split(args.a_args), "input": args.a_input or values["input"],
+                  "workload": wl.name},
+            "B": {"name": args.b_name, "args": shlex.split(args.b_args), "input": args.b_input or values["input"],
+                  "workload": wl_b.name},
         }
         runs = []
         for i in range(args.warmup + args.repetitions):
@@ -134,7 +143,8 @@ def main() -> int:
                 c.sh(f"hdfs dfs -rm -r -f -skipTrash {values['output']}")
                 if args.drop_caches:
                     c.drop_caches()
-                argv = ["hadoop", "jar"] + with_job_args(expand(wl.run, values | {"input": cfg["input"]}), cfg["args"])
+                argv = ["hadoop", "jar"] + with_job_args(expand(WORKLOADS[cfg["workload"]].run, values | {"input": cfg["input"]}),
+                                                         cfg["args"])
                 wall, job_ids, rc = c.run_job(argv, logs / f"{key}-{i}.log")
                 if rc != 0 or not job_ids:
                     raise SystemExit(f"{key} run {i} failed (exit {rc}), see {logs / f'{key}-{i}.log'}")
@@ -145,7 +155,8 @@ def main() -> int:
                     "wall_s": wall,
                     "job_ids": job_ids,
                     "job": fetch_job(c, job_ids[-1]),
-                    "output_md5": output_digest(c, values["output"], wl.sorted_output),
+                    "output_md5": output_digest(c, values["output"],
+                                                wl.sorted_output and wl_b.sorted_output),
                 }
                 c.sh(f"hdfs dfs -rm -r -f -skipTrash {values['output']}")
                 runs.append(run)

@@ -93,8 +93,8 @@ def markdown(exp: dict, comparisons: list[Comparison], probes: Optional[dict]) -
         f"- date: {exp['date']}; cluster: {exp['cluster']}; machine: {exp['machine']}",
         f"- repetitions: {exp['repetitions']} interleaved pairs (A B A B …) after {exp['warmup']} warm-up pair(s);"
         f" page cache dropped between runs: {exp['drop_caches']}",
-        f"- A = `{a['name']}` {' '.join(a['args']) or '(stock settings)'}",
-        f"- B = `{b['name']}` {' '.join(b['args']) or '(stock settings)'}",
+        f"- A = `{a['name']}` {a.get('workload', exp['workload'])} {' '.join(a['args']) or '(stock settings)'}",
+        f"- B = `{b['name']}` {b.get('workload', exp['workload'])} {' '.join(b['args']) or '(stock settings)'}",
         f"- command: `{exp['command']}`",
         "",
         "Medians with [min–max]; B/A is the ratio of medians, with the min–max of the per-pair ratios.",

@@ -1,7 +1,7 @@
 """The workloads an experiment can run: how to generate the input once, how to run the job.
 
 Jobs come from our workloads jar, upstream's examples jar and streaming jar, all in the tarball.
-Each argv may use {jar} {examples} {streaming} {bin} {py} {input} {output}.
+Each argv may use {jar} {examples} {streaming} {bin} {py} {shm} {input} {output}.
 """
 from __future__ import annotations
 
@@ -25,6 +25,10 @@ def _text(run: list[str], sorted_output: bool = True) -> dict:
 
 
 STREAM = ["{streaming}", "-input", "{input}", "-output", "{output}"]
+# ShmStreaming's example programs from the tarball; they run over pipes, or over the rings when
+# the configuration's job options add -io shm.
+SHM_PY = STREAM + ["-cmdenv", "PYTHONPATH={shm}/python"]
+SHM_C = "{shm}/examples/shm_"
 
 WORKLOADS = {
     w.name: w
@@ -66,6 +70,23 @@ WORKLOADS = {
         Workload("streaming-grep-py", **_text(
             STREAM + ["-mapper", "python3 {py}/grep_mapper.py [a-d][a-z]*e", "-reducer", "python3 {py}/grep_reducer.py"],
             False)),
+        Workload("shm-wc-c", **_text(
+            STREAM + ["-mapper", SHM_C + "wordcount_mapper", "-reducer", SHM_C + "wordcount_reducer"], False)),
+        Workload("shm-wc-c-combiner", **_text(
+            STREAM + ["-mapper", SHM_C + "wordcount_mapper", "-combiner", SHM_C + "wordcount_reducer",
+                      "-reducer", SHM_C + "wordcount_reducer"], False)),
+        Workload("shm-wc-c-inmem", **_text(
+            STREAM + ["-mapper", SHM_C + "wordcount_combining_mapper", "-reducer", SHM_C + "wordcount_reducer"],
+            False)),
+        Workload("shm-grep-c", **_text(
+            STREAM + ["-mapper", SHM_C + "grep_mapper [a-d][a-z]*e", "-reducer", SHM_C + "wordcount_reducer"],
+            False)),
+        Workload("shm-wc-py", **_text(
+            SHM_PY + ["-mapper", "python3 {shm}/python/examples/wordcount_mapper.py",
+                      "-reducer", "python3 {shm}/python/examples/wordcount_reducer.py"], False)),
+        Workload("shm-grep-py", **_text(
+            SHM_PY + ["-mapper", "python3 {shm}/python/examples/grep_mapper.py [a-d][a-z]*e",
+                      "-reducer", "python3 {shm}/python/examples/wordcount_reducer.py"], False)),
     ]
 }
 

@@ -92,6 +92,14 @@ hadoop_init_environment() {
 hadoop_classpath() {
   local share=$HADOOP_HOME/share/hadoop
   HADOOP_CP="$HADOOP_CONF_DIR:$share/common/lib/*:$share/common/*:$share/hdfs:$share/hdfs/*:$share/yarn/*:$share/mapreduce/*"
+  # The streaming jar too: the shipped mapred-site.xml names ShmStreaming's identifier resolver
+  # (share/hadoop/mapreduce), which extends a streaming class; `hadoop jar hadoop-streaming.jar`
+  # would otherwise load the resolver from this class path and its superclass from the jar's
+  # own class loader, and fail to link.
+  local jar
+  for jar in "$share"/tools/lib/hadoop-streaming-[0-9]*.jar; do
+    [[ -f "$jar" ]] && HADOOP_CP+=":$jar"
+  done
   if [[ "${1:-}" == tools ]]; then
     HADOOP_CP+=":$share/tools/lib/*"
   fi

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# ShmStreaming's job benchmarks (issue 4): each line is one interleaved A/B experiment of ab.py
+# on a running cluster (pseudo-cluster or emulated; needs a tarball built with -Pnative).
+#   dev-support/bench/shm_ab.sh CLUSTER_ENV OUT_DIR [SIZE_C] [SIZE_PY] [PAIRS]
+# Reports land in OUT_DIR/<experiment>/report.md; summarise them with the module's
+# benchmarks/README.md table.
+set -euo pipefail
+env_file=$1 out=$2 size_c=${3:-128m} size_py=${4:-64m} n=${5:-3}
+cd "$(dirname "${BASH_SOURCE[0]}")"
+ab() {
+  local name=$1
+  shift
+  python3 ab.py --cluster-env "$env_file" --no-probes -n "$n" --out "$out/$name" "$@" \
+    > "$out/$name.log" 2>&1 || { echo "$name failed: $out/$name.log"; return 1; }
+  echo "$name: $out/$name/report.md"
+}
+mkdir -p "$out"
+unbuffered="-cmdenv PYTHONUNBUFFERED=1"
+# The issue's Python case: an unmodified stdin/stdout script over pipes vs the two-line-changed
+# script over the rings, both with PYTHONUNBUFFERED=1 (common in container images).
+ab py-wc-unbuffered --workload streaming-wc-py --b-workload shm-wc-py --size "$size_py" \
+  --a-name pipes --a-args="$unbuffered" --b-name shm --b-args="$unbuffered -io shm"
+# The transport alone: the same hadoop_shm script (buffered either way) over pipes and rings.
+ab py-wc --workload shm-wc-py --size "$size_py" --a-name pipes --b-name shm --b-args="-io shm"
+ab c-wc-inmem --workload shm-wc-c-inmem --size "$size_c" --a-name pipes --b-name shm --b-args="-io shm"
+ab c-wc --workload shm-wc-c --size "$size_c" --a-name pipes --b-name shm --b-args="-io shm"
+ab c-grep --workload shm-grep-c --size "$size_c" --a-name pipes --b-name shm --b-args="-io shm"
+# C WordCount with a combiner over the rings against the native Java job (combiner on).
+ab c-wc-combiner-vs-java --workload wordcount --b-workload shm-wc-c-combiner --size "$size_c" \
+  --a-name java --b-name shm-c --b-args="-io shm"
