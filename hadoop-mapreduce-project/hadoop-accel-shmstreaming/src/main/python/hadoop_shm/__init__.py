@@ -2,22 +2,26 @@
 shared-memory rings instead of stdin/stdout. A script changes two lines:
 
     import hadoop_shm
-    out = hadoop_shm.writer()                 # instead of sys.stdout
+    out = hadoop_shm.writer()                 # instead of sys.stdout.buffer
     for line in hadoop_shm.lines():           # instead of sys.stdin.buffer
         out.write(line)
 
 Lines are bytes and keep their b"\\n" (the last one may lack it), as sys.stdin.buffer gives
-them. Output is flushed and ended when the script exits (or by out.close()). The ring work is
-done by libhadoop_shm through ctypes, in bulk (256 KiB per call), so the per-call cost of
-ctypes is spread over thousands of lines.
+them. Both are Python's own buffered binary files (io.BufferedReader / io.BufferedWriter, the
+classes behind sys.stdin.buffer and sys.stdout.buffer), so reading a line or writing a record
+costs what it costs on stdin/stdout; only their raw layer differs: libhadoop_shm through
+ctypes, 256 KiB per call. Output is flushed and ended when the script exits (or by
+out.close()). Without -io shm (or outside Hadoop) the same script reads stdin and writes
+stdout through the library.
 """
 import atexit
 import ctypes
+import io
 import os
 
-__all__ = ["lines", "writer"]
+__all__ = ["lines", "reader", "writer"]
 
-_READ_BYTES = 256 * 1024
+_CHUNK = 256 * 1024
 
 
 def _load():
@@ -54,6 +58,8 @@ def _load():
 
 _lib = None
 _stream = None
+_reader = None
+_writer = None
 
 
 def _open():
@@ -63,86 +69,81 @@ def _open():
         s = _lib.hshm_stream_open()
         if not s:
             raise OSError(ctypes.get_errno() or 2, "hadoop_shm: cannot open this task's rings "
-                          "(is the job run with -io shm?)")
+                          "(see the line above on stderr)")
         _stream = s
         atexit.register(_close)
     return _stream
 
 
 def _close():
+    """Flushes the writer, then ends the output stream (at exit, or out.close())."""
     global _stream
     if _stream is not None:
-        if _writer is not None:
-            _writer._drain()  # while the stream is still open
+        if _writer is not None and not _writer.closed:
+            _writer.flush()
         s, _stream = _stream, None
         rc = _lib.hshm_stream_close(s)
         if rc != 0:
-            raise OSError(-rc, "hadoop_shm: closing the output failed")
+            raise OSError(-rc, "hadoop_shm: ending the output failed")
 
 
-def _chunks():
-    s = _open()
-    buf = ctypes.create_string_buffer(_READ_BYTES)
-    while True:
-        n = _lib.hshm_stream_read(s, buf, _READ_BYTES)
+class _Raw(io.RawIOBase):
+    """The unbuffered layer: one library call per buffer fill or drain."""
+
+    def __init__(self, writable):
+        super().__init__()
+        self._writable = writable
+
+    def readable(self):
+        return not self._writable
+
+    def writable(self):
+        return self._writable
+
+    def readinto(self, b):
+        view = memoryview(b).cast("B")
+        n = _lib.hshm_stream_read(_open(), (ctypes.c_char * len(view)).from_buffer(view), len(view))
         if n < 0:
             raise OSError(-n, "hadoop_shm: reading input failed")
-        if n == 0:
-            return
-        yield buf.raw[:n]
+        return n
+
+    def write(self, b):
+        data = bytes(b)
+        n = _lib.hshm_stream_write(_open(), data, len(data))
+        if n < 0:
+            raise OSError(-n, "hadoop_shm: writing output failed")
+        return n
+
+    def flush(self):
+        if self._writable and _stream is not None:
+            _lib.hshm_stream_flush(_stream)
+
+    def close(self):
+        if self._writable and not self.closed:
+            super().close()
+            _close()
+        else:
+            super().close()
+
+
+def reader():
+    """The task's input as a binary file (read, readline, iteration over lines)."""
+    global _reader
+    _open()
+    if _reader is None:
+        _reader = io.BufferedReader(_Raw(False), _CHUNK)
+    return _reader
 
 
 def lines():
     """The task's input lines as bytes, each with its b"\\n"."""
-    rest = b""
-    for chunk in _chunks():
-        parts = (rest + chunk).split(b"\n")
-        rest = parts.pop()
-        for p in parts:
-            yield p + b"\n"
-    if rest:
-        yield rest
-
-
-class _Writer:
-    """File-like output: buffered in Python, handed to the ring 256 KiB at a time."""
-
-    def __init__(self):
-        self._parts = []
-        self._size = 0
-
-    def write(self, data):
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-        self._parts.append(data)
-        self._size += len(data)
-        if self._size >= _READ_BYTES:
-            self._drain()
-        return len(data)
-
-    def _drain(self):
-        if self._parts:
-            data = b"".join(self._parts)
-            self._parts, self._size = [], 0
-            n = _lib.hshm_stream_write(_open(), data, len(data))
-            if n < 0:
-                raise OSError(-n, "hadoop_shm: writing output failed")
-
-    def flush(self):
-        self._drain()
-        _lib.hshm_stream_flush(_open())
-
-    def close(self):
-        _close()
-
-
-_writer = None
+    return iter(reader())
 
 
 def writer():
-    """The task's output (one per process)."""
+    """The task's output as a binary file (write, flush, close); one per process."""
     global _writer
     _open()
     if _writer is None:
-        _writer = _Writer()
+        _writer = io.BufferedWriter(_Raw(True), _CHUNK)
     return _writer
