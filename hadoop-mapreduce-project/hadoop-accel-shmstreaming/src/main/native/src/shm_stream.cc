@@ -23,6 +23,8 @@ struct hshm_stream {
   bool ieof = false;
   std::vector<char> obuf = std::vector<char>(64 * 1024);
   size_t oused = 0;
+  bool oclosed = false;  // hshm_stream_close_output ran
+  int transport = HSHM_TRANSPORT_NONE;
 };
 
 namespace {
@@ -38,6 +40,7 @@ ssize_t source_read(hshm_stream* s, void* buf, size_t n) {
 }
 
 ssize_t sink_write(hshm_stream* s, const void* buf, size_t n) {
+  if (s->oclosed) return -EPIPE;
   if (s->out != nullptr) return hshm_ring_write(s->out, buf, n);
   if (s->out_fd < 0) return static_cast<ssize_t>(n);  // nobody reads it
   const char* p = static_cast<const char*>(buf);
@@ -139,6 +142,7 @@ hshm_stream* hshm_stream_open_paths(const char* in_path, const char* out_path, i
     errno = -rc;
     return nullptr;
   }
+  s->transport = HSHM_TRANSPORT_RINGS;
   return s;
 }
 
@@ -151,6 +155,7 @@ hshm_stream* hshm_stream_open(void) {
     } else {
       s->in_fd = STDIN_FILENO;
       s->out_fd = STDOUT_FILENO;
+      s->transport = HSHM_TRANSPORT_PIPES;
     }
     return s;
   }
@@ -172,6 +177,7 @@ hshm_stream* hshm_stream_open_fd(int fd) {
     } else {
       s->in_fd = fd;
       s->out_fd = STDOUT_FILENO;
+      s->transport = HSHM_TRANSPORT_PIPES;
     }
     return s;
   }
@@ -230,6 +236,7 @@ int hshm_stream_flush(hshm_stream* s) {
 }
 
 ssize_t hshm_stream_write(hshm_stream* s, const void* buf, size_t n) {
+  if (s->oclosed) return -EPIPE;
   if (s->oused + n > s->obuf.size()) {
     ssize_t r = drain(s);
     if (r < 0) return r;
@@ -249,12 +256,21 @@ int hshm_stream_write_record(hshm_stream* s, const char* key, size_t key_len, co
   return r < 0 ? static_cast<int>(r) : 0;
 }
 
-int hshm_stream_close(hshm_stream* s) {
-  ssize_t r = drain(s);
-  if (s->out != nullptr) hshm_ring_close(s->out);
-  if (s->in != nullptr) hshm_ring_close(s->in);
-  delete s;
+int hshm_stream_close_output(hshm_stream* s) {
+  ssize_t r = s->oclosed ? 0 : drain(s);
+  s->oclosed = true;
+  if (s->out != nullptr) hshm_ring_close(s->out);  // end of stream for the task
+  s->out = nullptr;
   return r < 0 ? static_cast<int>(r) : 0;
 }
+
+int hshm_stream_close(hshm_stream* s) {
+  int r = hshm_stream_close_output(s);
+  if (s->in != nullptr) hshm_ring_close(s->in);
+  delete s;
+  return r;
+}
+
+int hshm_stream_transport(const hshm_stream* s) { return s->transport; }
 
 }  // extern "C"

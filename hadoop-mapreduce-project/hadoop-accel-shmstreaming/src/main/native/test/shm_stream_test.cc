@@ -64,6 +64,7 @@ TEST(Stream, LinesOfEveryShapeComeBackAsRecords) {
     as_shm_task();
     hshm_stream* s = hshm_stream_open();
     if (s == nullptr) _exit(10);
+    if (hshm_stream_transport(s) != HSHM_TRANSPORT_RINGS) _exit(13);
     const char* line;
     size_t len;
     int rc;
@@ -151,6 +152,7 @@ std::string run_over_pipes(const std::string& stdin_text, bool shm_task) {
     if (shm_task) as_shm_task();
     hshm_stream* s = hshm_stream_open();
     if (s == nullptr) _exit(10);
+    if (hshm_stream_transport(s) != HSHM_TRANSPORT_PIPES) _exit(13);
     const char* line;
     size_t len;
     while (hshm_stream_read_line(s, &line, &len) == 1) {
@@ -177,6 +179,7 @@ TEST(Stream, StdinEndingBeforeTheHandshakeIsAnEmptyStream) {
   int fd = pipe_with("");
   hshm_stream* s = hshm_stream_open_fd(fd);
   ASSERT_NE(nullptr, s);
+  EXPECT_EQ(HSHM_TRANSPORT_NONE, hshm_stream_transport(s));
   const char* line;
   size_t len;
   char buf[16];
@@ -186,6 +189,46 @@ TEST(Stream, StdinEndingBeforeTheHandshakeIsAnEmptyStream) {
   EXPECT_EQ(0, hshm_stream_flush(s));
   EXPECT_EQ(0, hshm_stream_close(s));
   close(fd);
+}
+
+TEST(Stream, ClosingTheOutputEndsItWhileInputGoesOn) {
+  // What the preload shim does on close(1): the task sees the end of the output at once.
+  std::string dir = make_dir();
+  std::string base = dir + "/hadoop-shm-attempt_1_0001_m_000002_0";
+  hshm_ring* in = nullptr;
+  hshm_ring* out = nullptr;
+  ASSERT_EQ(0, hshm_ring_create((base + ".in").c_str(), 4096, HSHM_WRITER, &in));
+  ASSERT_EQ(0, hshm_ring_create((base + ".out").c_str(), 4096, HSHM_READER, &out));
+  int stdin_fd = pipe_with(handshake(base + ".in", base + ".out"));
+  pid_t pid = fork();
+  if (pid == 0) {
+    hshm_stream* s = hshm_stream_open_fd(stdin_fd);
+    if (s == nullptr || hshm_stream_write(s, "head\n", 5) != 5) _exit(10);
+    if (hshm_stream_close_output(s) != 0 || hshm_stream_close_output(s) != 0) _exit(11);
+    if (hshm_stream_write(s, "late\n", 5) != -EPIPE) _exit(12);
+    char buf[64];
+    ssize_t n, total = 0;
+    while ((n = hshm_stream_read(s, buf, sizeof buf)) > 0) total += n;  // input still flows
+    _exit(n == 0 && total == 10000 && hshm_stream_close(s) == 0 ? 0 : 13);
+  }
+  close(stdin_fd);
+  alarm(20);  // a missing end of output would block the read below: fail instead of hanging
+  std::string got;
+  char buf[64];
+  ssize_t n;
+  while ((n = hshm_ring_read(out, buf, sizeof buf)) > 0) got.append(buf, n);
+  EXPECT_EQ(0, n);
+  EXPECT_EQ("head\n", got);
+  std::string input(10000, 'i');  // only now: more than the ring holds, so the child must read
+  EXPECT_EQ(10000, hshm_ring_write(in, input.data(), input.size()));
+  hshm_ring_close(in);
+  int status = 0;
+  ASSERT_EQ(pid, waitpid(pid, &status, 0));
+  alarm(0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  hshm_ring_close(out);
+  std::string rm = "rm -rf " + dir;
+  ASSERT_EQ(0, std::system(rm.c_str()));
 }
 
 }  // namespace

@@ -55,8 +55,17 @@ HSHM_API int hshm_stream_write_record(hshm_stream *s, const char *key, size_t ke
 /* Hands buffered output to the ring and wakes the task. */
 HSHM_API int hshm_stream_flush(hshm_stream *s);
 
+/* Flushes and ends the output stream only (over rings the task reads end of output); input
+ * still works. Later writes return -EPIPE. For a program that closes its output before exiting
+ * (the preload shim, on close(1)). In pipe mode standard output itself stays open. */
+HSHM_API int hshm_stream_close_output(hshm_stream *s);
+
 /* Flushes, ends the output stream, detaches both rings and frees s. */
 HSHM_API int hshm_stream_close(hshm_stream *s);
+
+/* What hshm_stream_open found: rings, pipes (the task sent "-") or no input at all. */
+enum hshm_transport { HSHM_TRANSPORT_RINGS = 0, HSHM_TRANSPORT_PIPES = 1, HSHM_TRANSPORT_NONE = 2 };
+HSHM_API int hshm_stream_transport(const hshm_stream *s);
 
 #ifdef __cplusplus
 }
