@@ -53,6 +53,10 @@ def paths(c: clusters.Cluster) -> dict:
         "bin": str(REPO / "target/native/bin"),
         "py": str(REPO / "hadoop-mapreduce-project/hadoop-accel-workloads/src/main/python"),
         "shm": f"{home}/share/hadoop/tools/shmstreaming",
+        "native": f"{home}/lib/native",
+        # The distribution's interpreter when there is one (optimised build, what tasks find on a
+        # plain PATH), else this one; never a wrapper script such as a pyenv shim.
+        "python": "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable,
     }
 
 

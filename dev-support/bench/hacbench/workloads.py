@@ -1,7 +1,9 @@
 """The workloads an experiment can run: how to generate the input once, how to run the job.
 
 Jobs come from our workloads jar, upstream's examples jar and streaming jar, all in the tarball.
-Each argv may use {jar} {examples} {streaming} {bin} {py} {shm} {input} {output}.
+Each argv may use {jar} {examples} {streaming} {bin} {py} {shm} {native} {python} {input} {output}
+({python}: one interpreter binary for every Python workload, not a wrapper such as a pyenv shim,
+so A and B run the same one and the preload shim sees the real program).
 """
 from __future__ import annotations
 
@@ -29,6 +31,8 @@ STREAM = ["{streaming}", "-input", "{input}", "-output", "{output}"]
 # the configuration's job options add -io shm.
 SHM_PY = STREAM + ["-cmdenv", "PYTHONPATH={shm}/python"]
 SHM_C = "{shm}/examples/shm_"
+# Unmodified programs over the rings: ShmStreaming's preload shim in the program's process.
+SHIM = "env LD_PRELOAD={native}/libhadoop_shm_preload.so "
 
 WORKLOADS = {
     w.name: w
@@ -63,12 +67,12 @@ WORKLOADS = {
         Workload("streaming-wc-c", **_text(
             STREAM + ["-mapper", "{bin}/wordcount-mapper", "-reducer", "{bin}/wordcount-reducer"], False)),
         Workload("streaming-wc-py", **_text(
-            STREAM + ["-mapper", "python3 {py}/wordcount_mapper.py", "-reducer", "python3 {py}/wordcount_reducer.py"],
+            STREAM + ["-mapper", "{python} {py}/wordcount_mapper.py", "-reducer", "{python} {py}/wordcount_reducer.py"],
             False)),
         Workload("streaming-grep-c", **_text(
             STREAM + ["-mapper", "{bin}/grep-mapper [a-d][a-z]*e", "-reducer", "{bin}/grep-reducer"], False)),
         Workload("streaming-grep-py", **_text(
-            STREAM + ["-mapper", "python3 {py}/grep_mapper.py [a-d][a-z]*e", "-reducer", "python3 {py}/grep_reducer.py"],
+            STREAM + ["-mapper", "{python} {py}/grep_mapper.py [a-d][a-z]*e", "-reducer", "{python} {py}/grep_reducer.py"],
             False)),
         Workload("shm-wc-c", **_text(
             STREAM + ["-mapper", SHM_C + "wordcount_mapper", "-reducer", SHM_C + "wordcount_reducer"], False)),
@@ -82,11 +86,14 @@ WORKLOADS = {
             STREAM + ["-mapper", SHM_C + "grep_mapper [a-d][a-z]*e", "-reducer", SHM_C + "wordcount_reducer"],
             False)),
         Workload("shm-wc-py", **_text(
-            SHM_PY + ["-mapper", "python3 {shm}/python/examples/wordcount_mapper.py",
-                      "-reducer", "python3 {shm}/python/examples/wordcount_reducer.py"], False)),
+            SHM_PY + ["-mapper", "{python} {shm}/python/examples/wordcount_mapper.py",
+                      "-reducer", "{python} {shm}/python/examples/wordcount_reducer.py"], False)),
+        Workload("shim-wc-py", **_text(
+            STREAM + ["-mapper", SHIM + "{python} {py}/wordcount_mapper.py",
+                      "-reducer", SHIM + "{python} {py}/wordcount_reducer.py"], False)),
         Workload("shm-grep-py", **_text(
-            SHM_PY + ["-mapper", "python3 {shm}/python/examples/grep_mapper.py [a-d][a-z]*e",
-                      "-reducer", "python3 {shm}/python/examples/wordcount_reducer.py"], False)),
+            SHM_PY + ["-mapper", "{python} {shm}/python/examples/grep_mapper.py [a-d][a-z]*e",
+                      "-reducer", "{python} {shm}/python/examples/wordcount_reducer.py"], False)),
     ]
 }
 

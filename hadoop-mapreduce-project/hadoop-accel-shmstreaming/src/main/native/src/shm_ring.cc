@@ -238,28 +238,22 @@ int hshm_ring_wait_peer(hshm_ring* r, int timeout_ms) {
 
 void hshm_ring_set_batch(hshm_ring* r, uint32_t batch) { r->batch = batch; }
 
-ssize_t hshm_ring_write(hshm_ring* r, const void* buf, size_t n) {
-  if (r->role != HSHM_WRITER) return -EBADF;
+}  // extern "C"
+
+namespace {
+
+// Writer: waits for free space; returns the contiguous free span at wpos (> 0) or -EPIPE.
+ssize_t wait_writable(hshm_ring* r, unsigned char** span) {
   Header* h = r->h;
-  const auto* src = static_cast<const unsigned char*>(buf);
-  size_t left = n;
-  r->stats.ops++;
   while (true) {
     if (h->reader_closed.load(std::memory_order_acquire)) return -EPIPE;
     uint64_t w = h->wpos.load(std::memory_order_relaxed);
     uint64_t free_bytes = r->capacity - (w - h->rpos.load(std::memory_order_acquire));
-    if (free_bytes > 0 && left > 0) {
-      size_t k = left < free_bytes ? left : static_cast<size_t>(free_bytes);
+    if (free_bytes > 0) {
       size_t at = static_cast<size_t>(w % r->capacity);
-      size_t first = k < r->capacity - at ? k : r->capacity - at;
-      std::memcpy(r->data + at, src, first);
-      std::memcpy(r->data, src + first, k - first);
-      h->wpos.store(w + k);  // seq_cst: ordered before our next look at `empty`
-      src += k;
-      left -= k;
-      r->stats.bytes += k;
+      *span = r->data + at;
+      return static_cast<ssize_t>(free_bytes < r->capacity - at ? free_bytes : r->capacity - at);
     }
-    if (left == 0) break;
     // Full: raise our flag, wake a sleeping reader (it will make room), re-check, sleep.
     h->full.store(1);
     r->wake_peer(&h->empty);
@@ -272,28 +266,25 @@ ssize_t hshm_ring_write(hshm_ring* r, const void* buf, size_t n) {
     wait_on(&h->full, 1, kLivenessMs);
     if (!alive(r->peer_pid())) return -EPIPE;
   }
-  r->after_op(&h->empty);
-  return static_cast<ssize_t>(n);
 }
 
-ssize_t hshm_ring_read(hshm_ring* r, void* buf, size_t n) {
-  if (r->role != HSHM_READER) return -EBADF;
-  if (n == 0) return 0;
+// Writer: publishes n bytes at wpos.
+void advance_write(hshm_ring* r, size_t n) {
+  r->h->wpos.store(r->h->wpos.load(std::memory_order_relaxed) + n);  // seq_cst: before `empty`
+  r->stats.bytes += n;
+}
+
+// Reader: waits for data; returns the contiguous readable span at rpos (> 0), 0 at end of
+// stream, -EPIPE when the writer died without closing.
+ssize_t wait_readable(hshm_ring* r, unsigned char** span) {
   Header* h = r->h;
   while (true) {
     uint64_t rp = h->rpos.load(std::memory_order_relaxed);
     uint64_t avail = h->wpos.load(std::memory_order_acquire) - rp;
     if (avail > 0) {
-      size_t k = n < avail ? n : static_cast<size_t>(avail);
       size_t at = static_cast<size_t>(rp % r->capacity);
-      size_t first = k < r->capacity - at ? k : r->capacity - at;
-      std::memcpy(buf, r->data + at, first);
-      std::memcpy(static_cast<unsigned char*>(buf) + first, r->data, k - first);
-      h->rpos.store(rp + k);  // seq_cst: ordered before our look at `full`
-      r->stats.ops++;
-      r->stats.bytes += k;
-      r->after_op(&h->full);
-      return static_cast<ssize_t>(k);
+      *span = r->data + at;
+      return static_cast<ssize_t>(avail < r->capacity - at ? avail : r->capacity - at);
     }
     if (h->writer_closed.load(std::memory_order_acquire)) {
       if (h->wpos.load(std::memory_order_acquire) == rp) return 0;
@@ -311,6 +302,95 @@ ssize_t hshm_ring_read(hshm_ring* r, void* buf, size_t n) {
     wait_on(&h->empty, 1, kLivenessMs);
     if (h->wpos.load() == rp && !h->writer_closed.load() && !alive(r->peer_pid())) return -EPIPE;
   }
+}
+
+// Reader: releases n bytes at rpos, one operation towards the batch.
+void advance_read(hshm_ring* r, size_t n) {
+  r->h->rpos.store(r->h->rpos.load(std::memory_order_relaxed) + n);  // seq_cst: before `full`
+  r->stats.ops++;
+  r->stats.bytes += n;
+  r->after_op(&r->h->full);
+}
+
+}  // namespace
+
+extern "C" {
+
+ssize_t hshm_ring_write(hshm_ring* r, const void* buf, size_t n) {
+  if (r->role != HSHM_WRITER) return -EBADF;
+  const auto* src = static_cast<const unsigned char*>(buf);
+  size_t left = n;
+  r->stats.ops++;
+  while (left > 0) {
+    unsigned char* span;
+    ssize_t k = wait_writable(r, &span);
+    if (k < 0) return k;
+    size_t m = left < static_cast<size_t>(k) ? left : static_cast<size_t>(k);
+    std::memcpy(span, src, m);
+    advance_write(r, m);
+    src += m;
+    left -= m;
+  }
+  r->after_op(&r->h->empty);
+  return static_cast<ssize_t>(n);
+}
+
+ssize_t hshm_ring_read(hshm_ring* r, void* buf, size_t n) {
+  if (r->role != HSHM_READER) return -EBADF;
+  if (n == 0) return 0;
+  unsigned char* span;
+  ssize_t ready = wait_readable(r, &span);
+  if (ready <= 0) return ready;
+  // Take what is readable now, both sides of the wrap-around, up to n.
+  uint64_t rp = r->h->rpos.load(std::memory_order_relaxed);
+  uint64_t avail = r->h->wpos.load(std::memory_order_acquire) - rp;
+  size_t k = n < avail ? n : static_cast<size_t>(avail);
+  size_t at = static_cast<size_t>(rp % r->capacity);
+  size_t first = k < r->capacity - at ? k : r->capacity - at;
+  std::memcpy(buf, r->data + at, first);
+  std::memcpy(static_cast<unsigned char*>(buf) + first, r->data, k - first);
+  advance_read(r, k);
+  return static_cast<ssize_t>(k);
+}
+
+ssize_t hshm_ring_reserve(hshm_ring* r, void** data) {
+  if (r->role != HSHM_WRITER) return -EBADF;
+  unsigned char* span;
+  ssize_t k = wait_writable(r, &span);
+  if (k > 0) *data = span;
+  return k;
+}
+
+int hshm_ring_commit(hshm_ring* r, size_t n) {
+  if (r->role != HSHM_WRITER) return -EBADF;
+  uint64_t w = r->h->wpos.load(std::memory_order_relaxed);
+  if (n > r->capacity - (w - r->h->rpos.load(std::memory_order_acquire)) ||
+      n > r->capacity - w % r->capacity) {
+    return -EINVAL;
+  }
+  r->stats.ops++;
+  advance_write(r, n);
+  r->after_op(&r->h->empty);
+  return 0;
+}
+
+ssize_t hshm_ring_peek(hshm_ring* r, const void** data) {
+  if (r->role != HSHM_READER) return -EBADF;
+  unsigned char* span;
+  ssize_t k = wait_readable(r, &span);
+  if (k > 0) *data = span;
+  return k;
+}
+
+int hshm_ring_consume(hshm_ring* r, size_t n) {
+  if (r->role != HSHM_READER) return -EBADF;
+  uint64_t rp = r->h->rpos.load(std::memory_order_relaxed);
+  if (n > r->h->wpos.load(std::memory_order_acquire) - rp ||
+      n > r->capacity - rp % r->capacity) {
+    return -EINVAL;
+  }
+  advance_read(r, n);
+  return 0;
 }
 
 int hshm_ring_flush(hshm_ring* r) {

@@ -108,6 +108,88 @@ INSTANTIATE_TEST_SUITE_P(SizesAndBatches, RingStress,
                          ::testing::Combine(::testing::Values(7, 64, 4096, 1 << 20),
                                             ::testing::Values(1u, 16u, 4096u, HSHM_BATCH_AUTO)));
 
+// Zero-copy on both sides: the writer fills random prefixes of reserved spans, the reader
+// consumes random prefixes of peeked spans; spans end at the wrap-around.
+[[noreturn]] void child_zero_copy_writer(const std::string& path, uint64_t seed, uint64_t total,
+                                         uint32_t batch) {
+  hshm_ring* r = nullptr;
+  if (hshm_ring_attach(path.c_str(), HSHM_WRITER, 5000, &r) != 0) _exit(10);
+  hshm_ring_set_batch(r, batch);
+  std::mt19937_64 rng(seed);
+  uint64_t sent = 0;
+  while (sent < total) {
+    void* span;
+    ssize_t k = hshm_ring_reserve(r, &span);
+    if (k <= 0) _exit(11);
+    size_t n = std::min<uint64_t>(1 + rng() % k, total - sent);
+    auto* p = static_cast<unsigned char*>(span);
+    for (size_t i = 0; i < n; i++) p[i] = byte_at(seed, sent + i);
+    if (hshm_ring_commit(r, n) != 0) _exit(12);
+    sent += n;
+  }
+  _exit(hshm_ring_close(r) == 0 ? 0 : 13);
+}
+
+TEST_P(RingStress, ZeroCopyEveryByteArrivesInOrder) {
+  auto [capacity, batch] = GetParam();
+  TempDir dir;
+  std::string path = dir.file("ring");
+  uint64_t seed = capacity * 104729 + batch;
+  uint64_t total = std::min<uint64_t>(4u << 20, capacity * 20000);
+  hshm_ring* r = nullptr;
+  ASSERT_EQ(0, hshm_ring_create(path.c_str(), capacity, HSHM_READER, &r));
+  hshm_ring_set_batch(r, batch);
+  pid_t pid = fork();
+  if (pid == 0) child_zero_copy_writer(path, seed, total, batch);
+  ASSERT_EQ(0, hshm_ring_wait_peer(r, 5000));
+  std::mt19937_64 rng(seed + 1);
+  uint64_t got = 0;
+  uint64_t mismatches = 0;
+  while (true) {
+    const void* span;
+    ssize_t k = hshm_ring_peek(r, &span);
+    ASSERT_GE(k, 0) << "peek failed: " << k;
+    if (k == 0) break;
+    ASSERT_LE(static_cast<size_t>(k), capacity);
+    size_t n = 1 + rng() % k;
+    const auto* p = static_cast<const unsigned char*>(span);
+    for (size_t i = 0; i < n; i++) mismatches += p[i] != byte_at(seed, got + i);
+    ASSERT_EQ(0, hshm_ring_consume(r, n));
+    got += n;
+  }
+  EXPECT_EQ(-EINVAL, hshm_ring_consume(r, 1));  // nothing left to release
+  EXPECT_EQ(total, got);
+  EXPECT_EQ(0u, mismatches);
+  int status = 0;
+  ASSERT_EQ(pid, waitpid(pid, &status, 0));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
+  EXPECT_EQ(0, hshm_ring_close(r));
+}
+
+TEST(Ring, CommitAndConsumeRefuseMoreThanTheSpan) {
+  TempDir dir;
+  std::string path = dir.file("ring");
+  hshm_ring* w = nullptr;
+  hshm_ring* rd = nullptr;
+  ASSERT_EQ(0, hshm_ring_create(path.c_str(), 16, HSHM_WRITER, &w));
+  ASSERT_EQ(0, hshm_ring_attach(path.c_str(), HSHM_READER, 1000, &rd));
+  void* span;
+  ASSERT_EQ(16, hshm_ring_reserve(w, &span));
+  EXPECT_EQ(-EINVAL, hshm_ring_commit(w, 17));
+  ASSERT_EQ(0, hshm_ring_commit(w, 10));
+  const void* in;
+  ASSERT_EQ(10, hshm_ring_peek(rd, &in));
+  EXPECT_EQ(-EINVAL, hshm_ring_consume(rd, 11));
+  ASSERT_EQ(0, hshm_ring_consume(rd, 10));
+  ASSERT_EQ(6, hshm_ring_reserve(w, &span));  // up to the wrap-around
+  EXPECT_EQ(-EINVAL, hshm_ring_commit(w, 7));
+  EXPECT_EQ(-EBADF, hshm_ring_peek(w, &in));
+  EXPECT_EQ(-EBADF, hshm_ring_reserve(rd, &span));
+  EXPECT_EQ(0, hshm_ring_close(w));
+  EXPECT_EQ(0, hshm_ring_peek(rd, &in));  // end of stream
+  EXPECT_EQ(0, hshm_ring_close(rd));
+}
+
 TEST(Ring, FileIsPrivateAndCreateIsExclusive) {
   TempDir dir;
   std::string path = dir.file("ring");

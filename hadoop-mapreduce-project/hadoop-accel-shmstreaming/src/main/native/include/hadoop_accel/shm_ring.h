@@ -59,6 +59,20 @@ HSHM_API ssize_t hshm_ring_write(hshm_ring *r, const void *buf, size_t n);
  * (writer closed, everything read), -EPIPE when the writer died without closing. */
 HSHM_API ssize_t hshm_ring_read(hshm_ring *r, void *buf, size_t n);
 
+/* Zero-copy hand-off: the caller works on the ring's own memory, so bytes are copied once (by
+ * the writer, into the ring) instead of twice. Same waiting, batching and errors as write/read.
+ *
+ * Writer: waits until at least one byte is free, points *data at the contiguous free span and
+ * returns its length (<= capacity; shorter at the wrap-around). Fill some prefix, then commit. */
+HSHM_API ssize_t hshm_ring_reserve(hshm_ring *r, void **data);
+/* Writer: publishes the first n (<= the reserved length) bytes of the reserved span. */
+HSHM_API int hshm_ring_commit(hshm_ring *r, size_t n);
+/* Reader: waits until at least one byte is readable, points *data at the contiguous readable
+ * span and returns its length; 0 at end of stream, -EPIPE as hshm_ring_read. */
+HSHM_API ssize_t hshm_ring_peek(hshm_ring *r, const void **data);
+/* Reader: releases the first n (<= the peeked length) bytes; the writer may reuse them. */
+HSHM_API int hshm_ring_consume(hshm_ring *r, size_t n);
+
 /* Writer: wakes a sleeping reader now instead of at the end of the batch. */
 HSHM_API int hshm_ring_flush(hshm_ring *r);
 
