@@ -1,12 +1,12 @@
 /* Streaming WordCount mapper that combines in memory: counts every word of its input in a hash
  * table and writes "word TAB count" once per distinct word at the end, so the job moves far
  * fewer records (no combiner needed). Runs over pipes or, with -io shm, over the rings. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hadoop_accel/shm_stream.h"
+#include "words.h"
 
 struct entry {
   char *word; /* NULL: free slot */
@@ -57,12 +57,10 @@ int main(void) {
   size_t len;
   int rc;
   while ((rc = hshm_stream_read_line(s, &line, &len)) == 1) {
-    size_t i = 0;
-    while (i < len) {
-      while (i < len && isspace((unsigned char)line[i])) i++;
-      size_t start = i;
-      while (i < len && !isspace((unsigned char)line[i])) i++;
-      if (i > start && add(line + start, i - start) != 0) return 3;
+    size_t at = 0, n;
+    const char *word;
+    while (next_word(line, len, &at, &word, &n)) {
+      if (add(word, n) != 0) return 3;
     }
   }
   if (rc != 0) return 4;

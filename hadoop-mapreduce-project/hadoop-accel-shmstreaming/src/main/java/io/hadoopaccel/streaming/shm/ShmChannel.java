@@ -184,8 +184,9 @@ final class ShmChannel {
               + "). With -io shm (stream.*.input/output=shm) the program must read and write "
               + "its records through libhadoop_shm: in C/C++ hadoop_accel/shm_stream.h or "
               + "SMStream, in Python the package hadoop_shm (lib/native and share/hadoop/tools/"
-              + "shmstreaming in the distribution); a program that uses stdin/stdout runs "
-              + "without -io shm");
+              + "shmstreaming in the distribution), or run unmodified with "
+              + "LD_PRELOAD=lib/native/libhadoop_shm_preload.so in its own process (not a "
+              + "wrapper script); otherwise run it without -io shm");
         }
       }
     }

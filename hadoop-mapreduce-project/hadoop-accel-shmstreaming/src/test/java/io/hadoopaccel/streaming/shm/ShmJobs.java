@@ -108,6 +108,21 @@ final class ShmJobs {
         + (args.length == 0 ? "" : " " + String.join(" ", args));
   }
 
+  /** {@code command} run with the preload shim in its own process (an unmodified program). */
+  String preloaded(String command) {
+    File shim = new File(conf.get("hadoop.accel.native.lib.dir"), "libhadoop_shm_preload.so");
+    assertTrue(shim.isFile(), shim + " missing");
+    return "env LD_PRELOAD=" + shim.getAbsolutePath() + " " + command;
+  }
+
+  /** A shipped Python example (src/main/python/examples) run by the test's interpreter. */
+  String pythonExample(String name) {
+    File f = new File(System.getProperty("accel.shm.python.dir", "src/main/python"),
+        "examples/" + name);
+    assertTrue(f.isFile(), f + " missing");
+    return python + " " + f.getAbsolutePath();
+  }
+
   /** An example C program built by -Pnative. */
   String c(String name) {
     return new File(nativeDir, name).getAbsolutePath();

@@ -58,7 +58,7 @@ class TestShmStreamingFailures {
     // A stdin program: it copies the handshake to stdout and waits for more input.
     String log = failingMap(conf, "cat");
     assertLogged(log, "did not attach to its shared-memory rings within 1500 ms",
-        "hadoop.accel.shm.streaming.attach.timeout.ms", "hadoop_shm");
+        "hadoop.accel.shm.streaming.attach.timeout.ms", "hadoop_shm", "libhadoop_shm_preload.so");
   }
 
   @Test

@@ -67,6 +67,8 @@ class TestShmStreamingJobs {
         overShm(jobs.python("shm", "wc-map"), jobs.python("shm", "sum-reduce"), 2), "Python");
     String reducer = jobs.c("shm_wordcount_reducer");
     assertArrayEquals(pipes, overShm(jobs.c("shm_wordcount_mapper"), reducer, 2), "C");
+    assertArrayEquals(pipes, overShm(jobs.c("shm_sm_wordcount_mapper"), reducer, 2),
+        "C++ (SMStream)");
     // The combiner runs a program per spill inside the map task, each with rings of its own.
     assertArrayEquals(pipes, overShm(jobs.c("shm_wordcount_mapper"), reducer, 2,
         "-D", "mapreduce.task.io.sort.mb=1", "-combiner", reducer), "C with a combiner");
@@ -91,6 +93,30 @@ class TestShmStreamingJobs {
     byte[] pipes = overPipes("index-map", "join-reduce", 2);
     assertArrayEquals(pipes,
         overShm(jobs.python("shm", "index-map"), jobs.python("shm", "join-reduce"), 2));
+  }
+
+  /** Unmodified stdin/stdout programs over the rings through the preload shim. */
+  @Test
+  void unmodifiedProgramsUnderThePreloadShimAreByteIdentical() throws Exception {
+    byte[] pipes = overPipes("wc-map", "sum-reduce", 2);
+    assertArrayEquals(pipes, overShm(jobs.preloaded(jobs.python("pipes", "wc-map")),
+        jobs.preloaded(jobs.python("pipes", "sum-reduce")), 2,
+        "-cmdenv", "PYTHONUNBUFFERED=1"), "Python, unbuffered");
+  }
+
+  /** The shipped InvertedIndex examples: C over pipes, C over rings, Python over rings agree. */
+  @Test
+  void invertedIndexExamplesAgree() throws Exception {
+    String cMap = jobs.c("shm_inverted_index_mapper");
+    String cReduce = jobs.c("shm_inverted_index_reducer");
+    byte[] pipes = run(args("-mapper", cMap, "-reducer", cReduce, "-numReduceTasks", 2));
+    // Every word of the single input file points at it (streaming exports its name).
+    String text = new String(pipes, java.nio.charset.StandardCharsets.ISO_8859_1);
+    assertTrue(text.length() > 1000 && text.lines().allMatch(l -> l.endsWith("\tpart-0")),
+        ShmJobs.show(pipes));
+    assertArrayEquals(pipes, overShm(cMap, cReduce, 2), "C");
+    assertArrayEquals(pipes, overShm(jobs.pythonExample("inverted_index_mapper.py"),
+        jobs.pythonExample("inverted_index_reducer.py"), 2), "Python");
   }
 
   @Test
