@@ -5,6 +5,10 @@
 
 repo=${repo:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 
+# Containers inherit the NodeManager's environment: a developer's PYTHONUNBUFFERED=1 would make
+# every streaming Python task unbuffered. Jobs that want it say -cmdenv PYTHONUNBUFFERED=1.
+unset PYTHONUNBUFFERED
+
 log() { printf '[%s %s] %s\n' "${LOG_TAG:-cluster}" "$(date +%H:%M:%S)" "$*"; }
 die() { log "ERROR: $*"; exit 1; }
 

@@ -17,7 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Loads our native libraries through JNA, once per JVM and library.
+ * Loads our native libraries, once per JVM and library: through JNA ({@link #load}), or as a
+ * JNI library of the caller's ({@link #loadJni}).
  *
  * <p>A library that is switched off ({@code hadoop.accel.native.enabled=false}), missing or
  * broken yields {@link Optional#empty()} and exactly one log line saying which Java path the
@@ -67,6 +68,53 @@ public final class NativeLoader {
     }
     Status s = LOADED.computeIfAbsent(name, n -> tryLoad(conf, n, api, fallback));
     return Optional.ofNullable(api.isInstance(s.api) ? api.cast(s.api) : null);
+  }
+
+  /**
+   * Loads {@code lib<name>.so} for the JNI methods of the caller, found where {@link #load}
+   * looks. {@code systemLoad} must be {@code System::load} written in the caller's class, so the
+   * library belongs to the caller's class loader; {@code probe} calls one of its native methods
+   * and says whether the library is the one expected (it may throw {@link LinkageError}).
+   *
+   * @return the file loaded, or empty (with one log line naming {@code fallback})
+   */
+  public static Optional<String> loadJni(Configuration conf, String name,
+      java.util.function.Consumer<String> systemLoad, java.util.function.BooleanSupplier probe,
+      String fallback) {
+    if (!AccelConfiguration.getBoolean(conf, AccelConfigKeys.NATIVE_ENABLED)) {
+      if (SWITCHED_OFF.add(name)) {
+        LOG.info("Native library {} not used: {}=false; falling back to {}",
+            name, AccelConfigKeys.NATIVE_ENABLED, fallback);
+      }
+      return Optional.empty();
+    }
+    Status s = LOADED.computeIfAbsent("jni:" + name, n -> {
+      String file = System.mapLibraryName(name);
+      String target = null;
+      for (String dir : searchDirs(conf)) {
+        File f = new File(dir, file);
+        if (f.isFile()) {
+          target = f.getAbsolutePath();
+          break;
+        }
+      }
+      try {
+        if (target == null) {
+          throw new UnsatisfiedLinkError("not in " + searchDirs(conf));
+        }
+        systemLoad.accept(target);
+        if (!probe.getAsBoolean()) {
+          throw new UnsatisfiedLinkError(target + " is another version");
+        }
+        LOG.debug("Loaded native library {} from {}", name, target);
+        return new Status(target, target);
+      } catch (LinkageError | RuntimeException e) {
+        String why = file + " not loadable (" + firstLine(e.getMessage()) + ")";
+        LOG.info("Native library {} not available: {}; falling back to {}", name, why, fallback);
+        return new Status(null, why);
+      }
+    });
+    return Optional.ofNullable(s.isLoaded() ? s.detail() : null);
   }
 
   /** What happened when {@code name} was loaded, or {@code null} if nobody asked yet. */

@@ -12,7 +12,10 @@ final class RingOutputStream extends OutputStream {
   private final ShmRing ring;
   private final OutputStream stdin;
   private final Runnable onClose;
-  private final byte[] buf = new byte[ShmRing.CHUNK];
+  /** Bytes handed to the ring per native call. */
+  static final int CHUNK = 64 * 1024;
+
+  private final byte[] buf = new byte[CHUNK];
   private int used;
   private boolean closed;
 

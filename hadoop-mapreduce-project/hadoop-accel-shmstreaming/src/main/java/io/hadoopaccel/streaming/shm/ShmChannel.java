@@ -73,11 +73,10 @@ final class ShmChannel {
   private static Mode open(PipeMapRed task, Configuration conf) throws IOException {
     Settings settings = new Settings(conf); // bad values fail here, naming the key
     DataOutputStream stdin = ShmPipeMapRedAccess.programInput(task);
-    Optional<ShmRingLibrary> lib = ShmRingLibrary.load(conf);
-    if (!lib.isPresent()) {
+    if (!ShmRingLibrary.load(conf)) {
       return sendPipes(stdin, "libhadoop_shm is not loadable on this node ("
           + ShmRingLibrary.NAME + " in " + AccelConfigKeys.NATIVE_LIB_DIR
-          + ", java.library.path or jna.library.path)");
+          + ", java.library.path or jna.library.path; see the log line above)");
     }
     String base = settings.dir + "/hadoop-shm-" + conf.get("mapreduce.task.attempt.id", "task")
         + "-" + ProcessHandle.current().pid() + "-" + SEQUENCE.incrementAndGet();
@@ -85,8 +84,8 @@ final class ShmChannel {
     ShmRing out = null;
     try {
       try {
-        in = createRing(lib.get(), base + ".in", ShmRingLibrary.WRITER, settings);
-        out = createRing(lib.get(), base + ".out", ShmRingLibrary.READER, settings);
+        in = createRing(base + ".in", ShmRingLibrary.WRITER, settings);
+        out = createRing(base + ".out", ShmRingLibrary.READER, settings);
       } catch (IOException e) {
         return sendPipes(stdin, "cannot create a ring in " + settings.dir + " ("
             + AccelConfigKeys.SHM_STREAMING_DIR + "): " + e.getMessage());
@@ -113,7 +112,7 @@ final class ShmChannel {
           // Streaming's line reader asks for io.file.buffer.size (4 KiB) at a time: buffer so
           // each native call moves up to a chunk, as the pipe's 128 KiB buffer does for pipes.
           new DataInputStream(new BufferedInputStream(
-              new RingInputStream(out, () -> logStats("from", fromProgram)), ShmRing.CHUNK)));
+              new RingInputStream(out, () -> logStats("from", fromProgram)), RingOutputStream.CHUNK)));
       LOG.info("ShmStreaming: records to and from the program go through two rings of {} bytes "
           + "(batch {}) instead of pipes", settings.bufferBytes,
           settings.batch == 0 ? "auto" : settings.batch);
@@ -130,11 +129,11 @@ final class ShmChannel {
     }
   }
 
-  private static ShmRing createRing(ShmRingLibrary lib, String path, int role, Settings s)
+  private static ShmRing createRing(String path, int role, Settings s)
       throws IOException {
     LIVE_FILES.add(path);
     try {
-      return ShmRing.create(lib, path, s.bufferBytes, role, s.batch);
+      return ShmRing.create(path, s.bufferBytes, role, s.batch);
     } catch (IOException e) {
       LIVE_FILES.remove(path);
       throw e;

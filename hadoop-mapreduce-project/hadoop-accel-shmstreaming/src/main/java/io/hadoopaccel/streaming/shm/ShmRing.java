@@ -1,39 +1,27 @@
 package io.hadoopaccel.streaming.shm;
 
-import com.sun.jna.Memory;
-import com.sun.jna.Pointer;
-import com.sun.jna.ptr.PointerByReference;
 import java.io.IOException;
 
 /**
  * One direction of a task's shared-memory channel: the task's end of a ring created in a file.
  * Not thread-safe (one writer or one reader thread, as streaming uses it); {@link #close()} is
- * idempotent.
+ * idempotent. Needs {@link ShmRingLibrary#load} to have succeeded.
  */
 final class ShmRing implements AutoCloseable {
-  /** Bytes moved per native call. */
-  static final int CHUNK = 64 * 1024;
-
-  private final ShmRingLibrary lib;
   private final String path;
-  private Pointer ring;
-  private final Memory chunk = new Memory(CHUNK);
+  private long ring;
   private long[] finalStats;
 
-  private ShmRing(ShmRingLibrary lib, String path, Pointer ring) {
-    this.lib = lib;
+  private ShmRing(String path, long ring) {
     this.path = path;
     this.ring = ring;
   }
 
   /** Creates the ring file (mode 0600, must not exist) and takes {@code role}. */
-  static ShmRing create(ShmRingLibrary lib, String path, long capacity, int role, int batch)
-      throws IOException {
-    PointerByReference out = new PointerByReference();
-    check(lib.hshm_ring_create(path, capacity, role, out), "create " + path);
-    ShmRing r = new ShmRing(lib, path, out.getValue());
-    lib.hshm_ring_set_batch(r.ring, batch);
-    return r;
+  static ShmRing create(String path, long capacity, int role, int batch) throws IOException {
+    long handle = ShmRingLibrary.create(path, capacity, role, batch);
+    check(handle, "create " + path);
+    return new ShmRing(path, handle);
   }
 
   String path() {
@@ -42,7 +30,7 @@ final class ShmRing implements AutoCloseable {
 
   /** Whether the program attached within {@code timeoutMs}. */
   boolean waitPeer(int timeoutMs) throws IOException {
-    int rc = lib.hshm_ring_wait_peer(open(), timeoutMs);
+    int rc = ShmRingLibrary.waitPeer(open(), timeoutMs);
     if (rc == -Errno.ETIMEDOUT) {
       return false;
     }
@@ -52,25 +40,20 @@ final class ShmRing implements AutoCloseable {
 
   /** Writes all of b[off, off+len), sleeping while the ring is full. */
   void write(byte[] b, int off, int len) throws IOException {
-    Pointer r = open();
-    while (len > 0) {
-      int n = Math.min(len, CHUNK);
-      chunk.write(0, b, off, n);
-      long rc = lib.hshm_ring_write(r, chunk, n);
-      if (rc < 0) {
-        throw new IOException(rc == -Errno.EPIPE
-            ? "Broken pipe: the streaming program stopped reading its input ring " + path
-                + " (it closed it, exited or died)"
-            : Errno.describe((int) rc, "write to " + path));
-      }
-      off += n;
-      len -= n;
+    java.util.Objects.checkFromIndexSize(off, len, b.length);
+    long rc = ShmRingLibrary.write(open(), b, off, len);
+    if (rc < 0) {
+      throw new IOException(rc == -Errno.EPIPE
+          ? "Broken pipe: the streaming program stopped reading its input ring " + path
+              + " (it closed it, exited or died)"
+          : Errno.describe((int) rc, "write to " + path));
     }
   }
 
   /** Reads 1..len bytes into b, sleeping while the ring is empty; -1 at end of stream. */
   int read(byte[] b, int off, int len) throws IOException {
-    long rc = lib.hshm_ring_read(open(), chunk, Math.min(len, CHUNK));
+    java.util.Objects.checkFromIndexSize(off, len, b.length);
+    long rc = ShmRingLibrary.read(open(), b, off, len);
     if (rc == 0) {
       return -1;
     }
@@ -80,37 +63,36 @@ final class ShmRing implements AutoCloseable {
               + " (output after its last flush is lost; the task fails rather than lose it)"
           : Errno.describe((int) rc, "read from " + path));
     }
-    chunk.read(0, b, off, (int) rc);
     return (int) rc;
   }
 
   /** Wakes a sleeping reader now. */
   void flush() throws IOException {
-    check(lib.hshm_ring_flush(open()), "flush " + path);
+    check(ShmRingLibrary.flush(open()), "flush " + path);
   }
 
   /** bytes, ops, sleeps, wakeups of this side so far (or at close). */
   long[] stats() {
-    if (ring == null) {
+    if (ring == 0) {
       return finalStats == null ? new long[4] : finalStats.clone();
     }
     long[] s = new long[4];
-    lib.hshm_ring_get_stats(ring, s);
+    ShmRingLibrary.stats(ring, s);
     return s;
   }
 
   /** Writer: end of stream. Reader: stop (the program's further writes fail). */
   @Override
   public void close() {
-    if (ring != null) {
+    if (ring != 0) {
       finalStats = stats();
-      lib.hshm_ring_close(ring);
-      ring = null;
+      ShmRingLibrary.close(ring);
+      ring = 0;
     }
   }
 
-  private Pointer open() throws IOException {
-    if (ring == null) {
+  private long open() throws IOException {
+    if (ring == 0) {
       throw new IOException("ring " + path + " is closed");
     }
     return ring;

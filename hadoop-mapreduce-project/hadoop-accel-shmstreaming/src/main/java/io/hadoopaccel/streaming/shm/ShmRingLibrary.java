@@ -1,41 +1,46 @@
 package io.hadoopaccel.streaming.shm;
 
-import com.sun.jna.Library;
-import com.sun.jna.Pointer;
-import com.sun.jna.ptr.PointerByReference;
 import io.hadoopaccel.common.nativeio.NativeLoader;
-import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * JNA binding of {@code hadoop_accel/shm_ring.h} in {@code libhadoop_shm.so}. Calls move up to
- * 64 KiB each, so the per-call cost of interface mapping is amortised; {@code size_t} and
- * {@code ssize_t} are 64-bit (Linux x86-64 / aarch64).
+ * JNI binding of {@code hadoop_accel/shm_ring.h}; the glue is built into {@code
+ * libhadoop_shm.so} ({@code src/main/native/jni}). JNI rather than JNA: measured, loading JNA
+ * and binding an interface cost ~150 ms on every streaming task's critical path (2-3 % of a
+ * short job, README "Benchmarks"), and JNI copies between the Java array and the ring directly.
+ * Ring handles are native pointers; results are byte counts or negative errno values.
  */
-public interface ShmRingLibrary extends Library {
-  String NAME = "hadoop_shm";
-  int READER = 0;
-  int WRITER = 1;
+final class ShmRingLibrary {
+  static final String NAME = "hadoop_shm";
+  static final int READER = 0;
+  static final int WRITER = 1;
+  private static final int ABI_VERSION = 1;
 
-  int hshm_ring_create(String path, long capacity, int role, PointerByReference out);
+  private ShmRingLibrary() {}
 
-  int hshm_ring_wait_peer(Pointer ring, int timeoutMs);
-
-  void hshm_ring_set_batch(Pointer ring, int batch);
-
-  long hshm_ring_write(Pointer ring, Pointer buf, long n);
-
-  long hshm_ring_read(Pointer ring, Pointer buf, long n);
-
-  int hshm_ring_flush(Pointer ring);
-
-  int hshm_ring_close(Pointer ring);
-
-  /** Fills bytes, ops, sleeps, wakeups (struct hshm_ring_stats: four uint64_t). */
-  void hshm_ring_get_stats(Pointer ring, long[] out);
-
-  /** The library, or empty (logged once by {@link NativeLoader}) when it cannot load. */
-  static Optional<ShmRingLibrary> load(Configuration conf) {
-    return NativeLoader.load(conf, NAME, ShmRingLibrary.class, "pipes");
+  /** Whether the library is loaded (once per JVM; one log line when it is not). */
+  static boolean load(Configuration conf) {
+    return NativeLoader.loadJni(conf, NAME, System::load, () -> abiVersion() == ABI_VERSION,
+        "pipes").isPresent();
   }
+
+  static native int abiVersion();
+
+  /** Creates the ring file (mode 0600, must not exist): a handle, or -errno. */
+  static native long create(String path, long capacity, int role, int batch);
+
+  static native int waitPeer(long ring, int timeoutMs);
+
+  /** Writes all of b[off, off+len) (sleeping while full): len, or -errno. */
+  static native long write(long ring, byte[] b, int off, int len);
+
+  /** Reads 1..len bytes into b[off...] (sleeping while empty): the count, 0 at end, or -errno. */
+  static native long read(long ring, byte[] b, int off, int len);
+
+  static native int flush(long ring);
+
+  static native int close(long ring);
+
+  /** bytes, ops, sleeps, wakeups of this side into out[0..3]. */
+  static native void stats(long ring, long[] out);
 }

@@ -31,22 +31,21 @@ import org.junit.jupiter.params.provider.CsvSource;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class TestShmRing {
   private static ShmJobs jobs;
-  private static ShmRingLibrary lib;
 
   @BeforeAll
   static void setUp() throws Exception {
     jobs = new ShmJobs("shm-ring");
     Configuration conf = new Configuration(jobs.conf);
-    lib = ShmRingLibrary.load(conf).orElseThrow(
-        () -> new AssertionError("libhadoop_shm did not load from " + conf.get("hadoop.accel.native.lib.dir")));
+    assertTrue(ShmRingLibrary.load(conf),
+        () -> "libhadoop_shm did not load from " + conf.get("hadoop.accel.native.lib.dir"));
   }
 
   @ParameterizedTest(name = "capacity {0}, batch {1}")
   @CsvSource({"4096, 1", "4096, 16", "65536, 4096", "65536, 0", "1048576, 0", "7, 0"})
   void everyByteComesBackThroughAProgram(int capacity, int batch) throws Exception {
     Path base = jobs.ringDir.resolve("stress-" + capacity + "-" + batch);
-    ShmRing in = ShmRing.create(lib, base + ".in", capacity, ShmRingLibrary.WRITER, batch);
-    ShmRing out = ShmRing.create(lib, base + ".out", capacity, ShmRingLibrary.READER, batch);
+    ShmRing in = ShmRing.create(base + ".in", capacity, ShmRingLibrary.WRITER, batch);
+    ShmRing out = ShmRing.create(base + ".out", capacity, ShmRingLibrary.READER, batch);
     ProcessBuilder pb = new ProcessBuilder(jobs.c("shm_identity"));
     pb.environment().put("stream_map_input_writer_class", ShmTextInputWriter.class.getName());
     pb.redirectError(ProcessBuilder.Redirect.INHERIT);
@@ -107,8 +106,8 @@ class TestShmRing {
   @Test
   void aProgramThatExitsIsAnErrorForABlockedWriter() throws Exception {
     Path base = jobs.ringDir.resolve("dies");
-    ShmRing in = ShmRing.create(lib, base + ".in", 4096, ShmRingLibrary.WRITER, 0);
-    ShmRing out = ShmRing.create(lib, base + ".out", 4096, ShmRingLibrary.READER, 0);
+    ShmRing in = ShmRing.create(base + ".in", 4096, ShmRingLibrary.WRITER, 0);
+    ShmRing out = ShmRing.create(base + ".out", 4096, ShmRingLibrary.READER, 0);
     // Attaches (through the Python package), reads one line, then exits without closing.
     ProcessBuilder pb = new ProcessBuilder(jobs.python, "-c",
         "import hadoop_shm, os\nfor l in hadoop_shm.lines():\n    os._exit(3)\n");
@@ -123,7 +122,7 @@ class TestShmRing {
       stdin.write((ShmChannel.HANDSHAKE + "\t" + in.path() + "\t" + out.path() + "\n")
           .getBytes(StandardCharsets.UTF_8));
       stdin.flush();
-      assertTrue(in.waitPeer(10_000), "program did not attach");
+      assertTrue(in.waitPeer(10_000) && out.waitPeer(10_000), "program did not attach");
       Files.delete(Path.of(in.path()));
       Files.delete(Path.of(out.path()));
       byte[] line = "a line\n".getBytes(StandardCharsets.US_ASCII);

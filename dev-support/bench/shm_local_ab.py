@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""ShmStreaming on the local job runner (issue 4): one streaming job, several transports.
+
+The job runs in one JVM with its program on this machine (no YARN), where the cost of moving
+records is a larger share of the time than on a cluster; this is where the issue's stock
+baselines were measured. Each variant runs once per round, rounds interleave the variants
+(A B C ... A B C ...), after one warm-up round. Reports the median wall time of each variant,
+its ratio to the first variant's median and the min-max of the per-round ratios; checks that
+every variant wrote the same output.
+
+  dev-support/bench/shm_local_ab.py HADOOP_HOME OUT_DIR [--mb 64] [--rounds 5] [--suite python|c]
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from hacbench import stats  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+STDLIB_PY = REPO / "hadoop-mapreduce-project/hadoop-accel-workloads/src/main/python"
+PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+
+
+def suites(home: Path) -> dict[str, list[tuple[str, list[str], dict]]]:
+    """name -> [(variant, streaming args, extra environment)]; the first variant is the base."""
+    shm = home / "share/hadoop/tools/shmstreaming"
+    ex = shm / "examples"
+    shim = f"env LD_PRELOAD={home}/lib/native/libhadoop_shm_preload.so "
+    unbuffered = {"PYTHONUNBUFFERED": "1"}
+    stdlib = [f"{PYTHON} {STDLIB_PY}/wordcount_mapper.py", f"{PYTHON} {STDLIB_PY}/wordcount_reducer.py"]
+    package = [f"{PYTHON} {shm}/python/examples/wordcount_mapper.py",
+               f"{PYTHON} {shm}/python/examples/wordcount_reducer.py"]
+
+    def job(mapper: str, reducer: str, *more: str) -> list[str]:
+        return ["-mapper", mapper, "-reducer", reducer, *more]
+
+    return {
+        # WordCount in Python: unmodified stdlib scripts over pipes (unbuffered, and buffered as
+        # the control), the same scripts over the rings through the preload shim, and the
+        # two-line-changed scripts over the rings.
+        "python": [
+            ("pipes-unbuffered", job(*stdlib), unbuffered),
+            ("pipes-buffered", job(*stdlib), {}),
+            ("shim-unbuffered", ["-io", "shm"] + job(shim + stdlib[0], shim + stdlib[1]), unbuffered),
+            ("package-unbuffered", ["-io", "shm", "-cmdenv", f"PYTHONPATH={shm}/python"] + job(*package),
+             unbuffered),
+        ],
+        # C programs: the same binaries over pipes and over the rings.
+        "c": [
+            ("inmem-pipes", job(f"{ex}/shm_wordcount_combining_mapper", f"{ex}/shm_wordcount_reducer"), {}),
+            ("inmem-shm", ["-io", "shm"] + job(f"{ex}/shm_wordcount_combining_mapper",
+                                               f"{ex}/shm_wordcount_reducer"), {}),
+            ("wc-combiner-pipes", job(f"{ex}/shm_wordcount_mapper", f"{ex}/shm_wordcount_reducer",
+                                      "-combiner", f"{ex}/shm_wordcount_reducer"), {}),
+            ("wc-combiner-shm", ["-io", "shm"] + job(f"{ex}/shm_wordcount_mapper", f"{ex}/shm_wordcount_reducer",
+                                                     "-combiner", f"{ex}/shm_wordcount_reducer"), {}),
+        ],
+    }
+
+
+def generate(path: Path, mb: int) -> None:
+    """Seed-000-style text: 15 words a line over a skewed 10,000-word vocabulary."""
+    r, target = random.Random(7), mb << 20
+    with open(path, "w") as f:
+        n = 0
+        while n < target:
+            line = " ".join("w%d" % int(r.random() * r.random() * 10000) for _ in range(15)) + "\n"
+            f.write(line)
+            n += len(line)
+
+
+def run(home: Path, out: Path, inp: Path, name: str, args: list[str], env_extra: dict) -> tuple[float, str]:
+    streaming = next((home / "share/hadoop/tools/lib").glob("hadoop-streaming-*.jar"))
+    target = out / f"out-{name}"
+    subprocess.run(["rm", "-rf", str(target)], check=True)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # this shell sets it
+    env |= {"HADOOP_HOME": str(home), "HADOOP_CONF_DIR": str(home / "etc/hadoop")}
+    cmd = [str(home / "bin/hadoop"), "jar", str(streaming), "-D", "mapreduce.framework.name=local",
+           "-D", "fs.defaultFS=file:///", "-D", "mapreduce.job.reduces=1"]
+    cmd += [a for k, v in env_extra.items() for a in ("-cmdenv", f"{k}={v}")]
+    cmd += args + ["-input", str(inp), "-output", str(target)]
+    start = time.monotonic()
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    took = time.monotonic() - start
+    if p.returncode != 0:
+        (out / f"{name}.log").write_bytes(p.stdout)
+        raise SystemExit(f"{name} failed (exit {p.returncode}): {out / (name + '.log')}")
+    digest = hashlib.md5(b"".join(f.read_bytes() for f in sorted(target.glob("part-*")))).hexdigest()
+    return took, digest
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("home", type=Path)
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--mb", type=int, default=64)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--suite", choices=["python", "c"], default="python")
+    a = ap.parse_args()
+    home, out = a.home.resolve(), a.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    inp = out / f"input-{a.mb}m.txt"
+    if not inp.exists():
+        generate(inp, a.mb)
+    variants = suites(home)[a.suite]
+    times: dict[str, list[float]] = {v[0]: [] for v in variants}
+    digests: dict[str, set] = {v[0]: set() for v in variants}
+    for rnd in range(a.rounds + 1):
+        for name, args, env_extra in variants:
+            took, digest = run(home, out, inp, name, args, env_extra)
+            digests[name].add(digest)
+            print(f"round {rnd}{' (warm-up)' if rnd == 0 else ''} {name}: {took:.1f}s", flush=True)
+            if rnd > 0:
+                times[name].append(took)
+    all_digests = set().union(*digests.values())
+    base = variants[0][0]
+    rows = []
+    for name in times:
+        c = stats.compare("wall_s", times[base], times[name])
+        rows.append({"variant": name, "median_s": c.b.median, "min_s": c.b.min, "max_s": c.b.max,
+                     "vs_" + base: c.ratio, "pair_ratio_min": c.pair_ratios.min,
+                     "pair_ratio_max": c.pair_ratios.max, "times_s": times[name]})
+    result = {"suite": a.suite, "input_mb": a.mb, "rounds": a.rounds, "python": PYTHON,
+              "identical_outputs": len(all_digests) == 1, "variants": rows}
+    (out / f"{a.suite}.json").write_text(json.dumps(result, indent=1))
+    lines = [f"local job runner, {a.mb} MB, {a.rounds} interleaved rounds after a warm-up; "
+             f"outputs identical: {result['identical_outputs']}",
+             f"| variant | median s [min–max] | time / {base} (speed-up) | per-round ratios |", "|---|---|---|---|"]
+    for r in rows:
+        ratio = r["vs_" + base]
+        lines.append(f"| {r['variant']} | {r['median_s']:.2f} [{r['min_s']:.2f}–{r['max_s']:.2f}] | "
+                     f"{ratio:.3f} ({1 / ratio:.2f}×) | {r['pair_ratio_min']:.3f}–{r['pair_ratio_max']:.3f} |")
+    (out / f"{a.suite}.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    if not result["identical_outputs"]:
+        raise SystemExit("outputs differ between variants: " + json.dumps({k: sorted(v) for k, v in digests.items()}))
+
+
+if __name__ == "__main__":
+    main()
