@@ -66,6 +66,18 @@ class TestNativeLoader {
   }
 
   @Test
+  void missingJniLibraryFallsBackWithAReasonAndNeverProbes() {
+    Optional<String> f = NativeLoader.loadJni(AccelConfiguration.create(), "hadoopaccel_no_such_jni",
+        System::load, () -> {
+          throw new AssertionError("probed a library that did not load");
+        }, "nothing");
+    assertFalse(f.isPresent());
+    NativeLoader.Status s = NativeLoader.status("jni:hadoopaccel_no_such_jni");
+    assertFalse(s.isLoaded());
+    assertTrue(s.detail().contains("libhadoopaccel_no_such_jni.so"), s.detail());
+  }
+
+  @Test
   void badSwitchValueNamesTheKey() {
     Configuration conf = AccelConfiguration.create();
     conf.set(AccelConfigKeys.NATIVE_ENABLED, "yes");
