@@ -27,6 +27,7 @@ from hacbench import stats  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 STDLIB_PY = REPO / "hadoop-mapreduce-project/hadoop-accel-workloads/src/main/python"
+JAVA = "@java"  # marks a variant that runs the workloads jar instead of streaming
 PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
 
 
@@ -37,6 +38,7 @@ def suites(home: Path) -> dict[str, list[tuple[str, list[str], dict]]]:
     shim = f"env LD_PRELOAD={home}/lib/native/libhadoop_shm_preload.so "
     unbuffered = {"PYTHONUNBUFFERED": "1"}
     stdlib = [f"{PYTHON} {STDLIB_PY}/wordcount_mapper.py", f"{PYTHON} {STDLIB_PY}/wordcount_reducer.py"]
+    print_mapper = f"{PYTHON} {STDLIB_PY}/wordcount_mapper_print.py"
     package = [f"{PYTHON} {shm}/python/examples/wordcount_mapper.py",
                f"{PYTHON} {shm}/python/examples/wordcount_reducer.py"]
 
@@ -48,9 +50,15 @@ def suites(home: Path) -> dict[str, list[tuple[str, list[str], dict]]]:
         # the control), the same scripts over the rings through the preload shim, and the
         # two-line-changed scripts over the rings.
         "python": [
-            ("pipes-unbuffered", job(*stdlib), unbuffered),
-            ("pipes-buffered", job(*stdlib), {}),
-            ("shim-unbuffered", ["-io", "shm"] + job(shim + stdlib[0], shim + stdlib[1]), unbuffered),
+            # One print() per word, unbuffered: a write() per record over pipes; the same
+            # unmodified script over the rings through the preload shim.
+            ("print-pipes-unbuffered", job(print_mapper, stdlib[1]), unbuffered),
+            ("print-shim-unbuffered", ["-io", "shm"] + job(shim + print_mapper, shim + stdlib[1]),
+             unbuffered),
+            # A write() per input line (the harness's stdlib scripts), over pipes and through the
+            # shim, and the two-line-changed scripts over the rings.
+            ("line-pipes-unbuffered", job(*stdlib), unbuffered),
+            ("line-shim-unbuffered", ["-io", "shm"] + job(shim + stdlib[0], shim + stdlib[1]), unbuffered),
             ("package-unbuffered", ["-io", "shm", "-cmdenv", f"PYTHONPATH={shm}/python"] + job(*package),
              unbuffered),
         ],
@@ -63,6 +71,8 @@ def suites(home: Path) -> dict[str, list[tuple[str, list[str], dict]]]:
                                       "-combiner", f"{ex}/shm_wordcount_reducer"), {}),
             ("wc-combiner-shm", ["-io", "shm"] + job(f"{ex}/shm_wordcount_mapper", f"{ex}/shm_wordcount_reducer",
                                                      "-combiner", f"{ex}/shm_wordcount_reducer"), {}),
+            # The native Java WordCount with its combiner (the harness's workloads jar).
+            ("java-wordcount-combiner", [JAVA, "wordcount", "-combiner"], {}),
         ],
     }
 
@@ -79,15 +89,20 @@ def generate(path: Path, mb: int) -> None:
 
 
 def run(home: Path, out: Path, inp: Path, name: str, args: list[str], env_extra: dict) -> tuple[float, str]:
-    streaming = next((home / "share/hadoop/tools/lib").glob("hadoop-streaming-*.jar"))
     target = out / f"out-{name}"
     subprocess.run(["rm", "-rf", str(target)], check=True)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # this shell sets it
     env |= {"HADOOP_HOME": str(home), "HADOOP_CONF_DIR": str(home / "etc/hadoop")}
-    cmd = [str(home / "bin/hadoop"), "jar", str(streaming), "-D", "mapreduce.framework.name=local",
-           "-D", "fs.defaultFS=file:///", "-D", "mapreduce.job.reduces=1"]
-    cmd += [a for k, v in env_extra.items() for a in ("-cmdenv", f"{k}={v}")]
-    cmd += args + ["-input", str(inp), "-output", str(target)]
+    local = ["-D", "mapreduce.framework.name=local", "-D", "fs.defaultFS=file:///",
+             "-D", "mapreduce.job.reduces=1"]
+    if args[0] == JAVA:  # jar program -D... options input output
+        jar = next((home / "share/hadoop/mapreduce").glob("hadoop-accel-workloads-*.jar"))
+        cmd = [str(home / "bin/hadoop"), "jar", str(jar), args[1]] + local + args[2:] + [str(inp), str(target)]
+    else:
+        streaming = next((home / "share/hadoop/tools/lib").glob("hadoop-streaming-*.jar"))
+        cmd = [str(home / "bin/hadoop"), "jar", str(streaming)] + local
+        cmd += [a for k, v in env_extra.items() for a in ("-cmdenv", f"{k}={v}")]
+        cmd += args + ["-input", str(inp), "-output", str(target)]
     start = time.monotonic()
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     took = time.monotonic() - start
