@@ -8,7 +8,7 @@ baselines were measured. Each variant runs once per round, rounds interleave the
 its ratio to the first variant's median and the min-max of the per-round ratios; checks that
 every variant wrote the same output.
 
-  dev-support/bench/shm_local_ab.py HADOOP_HOME OUT_DIR [--mb 64] [--rounds 5] [--suite python|c]
+  dev-support/bench/shm_local_ab.py HADOOP_HOME OUT_DIR [--mb 64] [--rounds 5] [--suite python|c|grep|index]
 """
 from __future__ import annotations
 
@@ -28,6 +28,8 @@ from hacbench import stats  # noqa: E402
 REPO = Path(__file__).resolve().parents[2]
 STDLIB_PY = REPO / "hadoop-mapreduce-project/hadoop-accel-workloads/src/main/python"
 JAVA = "@java"  # marks a variant that runs the workloads jar instead of streaming
+# Words with a 1 and a 7 in them: about one match per line of the generated text.
+GREP_REGEX = "w1[0-9]*7"
 PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
 
 
@@ -44,6 +46,9 @@ def suites(home: Path) -> dict[str, list[tuple[str, list[str], dict]]]:
 
     def job(mapper: str, reducer: str, *more: str) -> list[str]:
         return ["-mapper", mapper, "-reducer", reducer, *more]
+
+    index_py = job(f"{PYTHON} {shm}/python/examples/inverted_index_mapper.py",
+                   f"{PYTHON} {shm}/python/examples/inverted_index_reducer.py")
 
     return {
         # WordCount in Python: unmodified stdlib scripts over pipes (unbuffered, and buffered as
@@ -74,18 +79,44 @@ def suites(home: Path) -> dict[str, list[tuple[str, list[str], dict]]]:
             # The native Java WordCount with its combiner (the harness's workloads jar).
             ("java-wordcount-combiner", [JAVA, "wordcount", "-combiner"], {}),
         ],
+        # Grep (matches of GREP_REGEX, summed, with a combiner): C and Python over both
+        # transports. Python: the harness's stdlib scripts over pipes, the package over rings.
+        "grep": [
+            ("grep-c-pipes", job(f"{ex}/shm_grep_mapper {GREP_REGEX}", f"{ex}/shm_wordcount_reducer",
+                                 "-combiner", f"{ex}/shm_wordcount_reducer"), {}),
+            ("grep-c-shm", ["-io", "shm"] + job(f"{ex}/shm_grep_mapper {GREP_REGEX}",
+                                                f"{ex}/shm_wordcount_reducer",
+                                                "-combiner", f"{ex}/shm_wordcount_reducer"), {}),
+            ("grep-py-pipes-unbuffered", job(f"{PYTHON} {STDLIB_PY}/grep_mapper.py {GREP_REGEX}",
+                                             f"{PYTHON} {STDLIB_PY}/grep_reducer.py"), unbuffered),
+            ("grep-py-package-unbuffered", ["-io", "shm", "-cmdenv", f"PYTHONPATH={shm}/python"]
+             + job(f"{PYTHON} {shm}/python/examples/grep_mapper.py {GREP_REGEX}", package[1]), unbuffered),
+        ],
+        # InvertedIndex (word -> documents; the input is split into several files): the same C
+        # binaries and the same package scripts over pipes and over the rings.
+        "index": [
+            ("index-c-pipes", job(f"{ex}/shm_inverted_index_mapper", f"{ex}/shm_inverted_index_reducer"), {}),
+            ("index-c-shm", ["-io", "shm"] + job(f"{ex}/shm_inverted_index_mapper",
+                                                 f"{ex}/shm_inverted_index_reducer"), {}),
+            ("index-py-pipes-unbuffered", ["-cmdenv", f"PYTHONPATH={shm}/python"] + index_py, unbuffered),
+            ("index-py-package-unbuffered", ["-io", "shm", "-cmdenv", f"PYTHONPATH={shm}/python"] + index_py,
+             unbuffered),
+        ],
     }
 
 
-def generate(path: Path, mb: int) -> None:
-    """Seed-000-style text: 15 words a line over a skewed 10,000-word vocabulary."""
-    r, target = random.Random(7), mb << 20
-    with open(path, "w") as f:
-        n = 0
-        while n < target:
-            line = " ".join("w%d" % int(r.random() * r.random() * 10000) for _ in range(15)) + "\n"
-            f.write(line)
-            n += len(line)
+def generate(path: Path, mb: int, files: int = 4) -> None:
+    """Seed-000-style text in `files` files (documents for InvertedIndex): 15 words a line over
+    a skewed 10,000-word vocabulary."""
+    r = random.Random(7)
+    path.mkdir(parents=True)
+    for i in range(files):
+        with open(path / f"doc-{i}.txt", "w") as f:
+            n = 0
+            while n < (mb << 20) // files:
+                line = " ".join("w%d" % int(r.random() * r.random() * 10000) for _ in range(15)) + "\n"
+                f.write(line)
+                n += len(line)
 
 
 def run(home: Path, out: Path, inp: Path, name: str, args: list[str], env_extra: dict) -> tuple[float, str]:
@@ -119,11 +150,11 @@ def main() -> None:
     ap.add_argument("out", type=Path)
     ap.add_argument("--mb", type=int, default=64)
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--suite", choices=["python", "c"], default="python")
+    ap.add_argument("--suite", choices=["python", "c", "grep", "index"], default="python")
     a = ap.parse_args()
     home, out = a.home.resolve(), a.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
-    inp = out / f"input-{a.mb}m.txt"
+    inp = out / f"input-{a.mb}m"
     if not inp.exists():
         generate(inp, a.mb)
     variants = suites(home)[a.suite]

@@ -99,6 +99,10 @@ struct hshm_ring {
   int role;
   uint32_t batch;    // 0 = auto
   uint32_t pending;  // operations since the peer's flag went up, towards the batch
+  // The peer's position as last loaded (writer: rpos, reader: wpos). Reloaded only when it
+  // leaves too little room or data, so a side that keeps ahead does not take a cache miss on
+  // the peer's line every operation. A stale value only understates room or data.
+  uint64_t peer_pos;
   hshm_ring_stats stats;
 
   uint32_t effective_batch() const {
@@ -243,12 +247,17 @@ void hshm_ring_set_batch(hshm_ring* r, uint32_t batch) { r->batch = batch; }
 namespace {
 
 // Writer: waits for free space; returns the contiguous free span at wpos (> 0) or -EPIPE.
-ssize_t wait_writable(hshm_ring* r, unsigned char** span) {
+// Reloads rpos when the cached one leaves less than `want` bytes free.
+ssize_t wait_writable(hshm_ring* r, unsigned char** span, size_t want) {
   Header* h = r->h;
   while (true) {
     if (h->reader_closed.load(std::memory_order_acquire)) return -EPIPE;
     uint64_t w = h->wpos.load(std::memory_order_relaxed);
-    uint64_t free_bytes = r->capacity - (w - h->rpos.load(std::memory_order_acquire));
+    uint64_t free_bytes = r->capacity - (w - r->peer_pos);
+    if (free_bytes < want) {
+      r->peer_pos = h->rpos.load(std::memory_order_acquire);
+      free_bytes = r->capacity - (w - r->peer_pos);
+    }
     if (free_bytes > 0) {
       size_t at = static_cast<size_t>(w % r->capacity);
       *span = r->data + at;
@@ -275,12 +284,17 @@ void advance_write(hshm_ring* r, size_t n) {
 }
 
 // Reader: waits for data; returns the contiguous readable span at rpos (> 0), 0 at end of
-// stream, -EPIPE when the writer died without closing.
-ssize_t wait_readable(hshm_ring* r, unsigned char** span) {
+// stream, -EPIPE when the writer died without closing. Reloads wpos when the cached one shows
+// less than `want` bytes.
+ssize_t wait_readable(hshm_ring* r, unsigned char** span, size_t want) {
   Header* h = r->h;
   while (true) {
     uint64_t rp = h->rpos.load(std::memory_order_relaxed);
-    uint64_t avail = h->wpos.load(std::memory_order_acquire) - rp;
+    uint64_t avail = r->peer_pos - rp;
+    if (avail < want) {
+      r->peer_pos = h->wpos.load(std::memory_order_acquire);
+      avail = r->peer_pos - rp;
+    }
     if (avail > 0) {
       size_t at = static_cast<size_t>(rp % r->capacity);
       *span = r->data + at;
@@ -323,7 +337,7 @@ ssize_t hshm_ring_write(hshm_ring* r, const void* buf, size_t n) {
   r->stats.ops++;
   while (left > 0) {
     unsigned char* span;
-    ssize_t k = wait_writable(r, &span);
+    ssize_t k = wait_writable(r, &span, left);
     if (k < 0) return k;
     size_t m = left < static_cast<size_t>(k) ? left : static_cast<size_t>(k);
     std::memcpy(span, src, m);
@@ -339,11 +353,11 @@ ssize_t hshm_ring_read(hshm_ring* r, void* buf, size_t n) {
   if (r->role != HSHM_READER) return -EBADF;
   if (n == 0) return 0;
   unsigned char* span;
-  ssize_t ready = wait_readable(r, &span);
+  ssize_t ready = wait_readable(r, &span, n);
   if (ready <= 0) return ready;
-  // Take what is readable now, both sides of the wrap-around, up to n.
+  // Take what is readable (as of wait_readable), both sides of the wrap-around, up to n.
   uint64_t rp = r->h->rpos.load(std::memory_order_relaxed);
-  uint64_t avail = r->h->wpos.load(std::memory_order_acquire) - rp;
+  uint64_t avail = r->peer_pos - rp;
   size_t k = n < avail ? n : static_cast<size_t>(avail);
   size_t at = static_cast<size_t>(rp % r->capacity);
   size_t first = k < r->capacity - at ? k : r->capacity - at;
@@ -356,7 +370,7 @@ ssize_t hshm_ring_read(hshm_ring* r, void* buf, size_t n) {
 ssize_t hshm_ring_reserve(hshm_ring* r, void** data) {
   if (r->role != HSHM_WRITER) return -EBADF;
   unsigned char* span;
-  ssize_t k = wait_writable(r, &span);
+  ssize_t k = wait_writable(r, &span, r->capacity);  // the largest span: always reload
   if (k > 0) *data = span;
   return k;
 }
@@ -377,7 +391,7 @@ int hshm_ring_commit(hshm_ring* r, size_t n) {
 ssize_t hshm_ring_peek(hshm_ring* r, const void** data) {
   if (r->role != HSHM_READER) return -EBADF;
   unsigned char* span;
-  ssize_t k = wait_readable(r, &span);
+  ssize_t k = wait_readable(r, &span, r->capacity);  // the largest span: always reload
   if (k > 0) *data = span;
   return k;
 }
