@@ -38,6 +38,9 @@ public final class AccelConfigKeys {
   /** ShmStreaming: the task's wake-up batch of Algorithm 2, {@code auto} or a record count. */
   public static final String SHM_STREAMING_BATCH_SIZE = PREFIX + "shm.streaming.batch.size";
 
+  /** ShmStreaming: map input handed to the program as the split's bytes, not line by line. */
+  public static final String SHM_STREAMING_BULK_INPUT = PREFIX + "shm.streaming.bulk.input";
+
   /** ShmStreaming: how long the task waits for its program to attach to the rings. */
   public static final String SHM_STREAMING_ATTACH_TIMEOUT_MS =
       PREFIX + "shm.streaming.attach.timeout.ms";

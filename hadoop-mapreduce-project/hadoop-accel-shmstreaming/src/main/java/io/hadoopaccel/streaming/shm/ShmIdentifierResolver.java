@@ -3,6 +3,7 @@ package io.hadoopaccel.streaming.shm;
 import org.apache.hadoop.conf.Configurable;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.io.Text;
+import org.apache.hadoop.streaming.PipeMapRunner;
 import org.apache.hadoop.streaming.io.IdentifierResolver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,12 +15,14 @@ import org.slf4j.LoggerFactory;
  */
 public class ShmIdentifierResolver extends IdentifierResolver implements Configurable {
   public static final String SHM_ID = "shm";
+  private static final String MAP_RUNNER = "mapred.map.runner.class";
   private static final Logger LOG = LoggerFactory.getLogger(ShmIdentifierResolver.class);
 
   private Configuration conf;
 
   @Override
   public void resolve(String identifier) {
+    installMapRunner();
     if (SHM_ID.equalsIgnoreCase(identifier)) {
       if (conf != null) {
         try {
@@ -35,6 +38,18 @@ public class ShmIdentifierResolver extends IdentifierResolver implements Configu
       setOutputValueClass(Text.class);
     } else {
       super.resolve(identifier);
+    }
+  }
+
+  /**
+   * Streaming has no hook for its map runner: it sets {@code PipeMapRunner} after resolving the
+   * map input and before resolving the outputs, with this resolver, so a later call swaps in
+   * {@link ShmMapRunner} (which can hand the split to the program in bulk) for shm map input.
+   */
+  private void installMapRunner() {
+    if (conf != null && SHM_ID.equalsIgnoreCase(conf.get("stream.map.input"))
+        && PipeMapRunner.class.getName().equals(conf.get(MAP_RUNNER))) {
+      conf.set(MAP_RUNNER, ShmMapRunner.class.getName());
     }
   }
 

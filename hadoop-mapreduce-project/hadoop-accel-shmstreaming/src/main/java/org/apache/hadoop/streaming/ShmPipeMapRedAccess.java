@@ -2,6 +2,9 @@ package org.apache.hadoop.streaming;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.IOException;
+import org.apache.hadoop.mapred.OutputCollector;
+import org.apache.hadoop.mapred.Reporter;
 
 /**
  * Thin adapter in streaming's package: ShmStreaming moves the task's two record streams from
@@ -47,5 +50,24 @@ public final class ShmPipeMapRedAccess {
       PipeMapRed task, DataOutputStream toProgram, DataInputStream fromProgram) {
     task.clientOut_ = toProgram;
     task.clientIn_ = fromProgram;
+  }
+
+  /**
+   * Starts the threads that read the program's output and stderr, as {@link PipeMapRunner}
+   * does before the first record (this also creates the input writer, and with it the rings).
+   */
+  public static void startOutputThreads(
+      PipeMapper task, OutputCollector<?, ?> output, Reporter reporter) throws IOException {
+    task.startOutputThreads(output, reporter);
+  }
+
+  /** Counts records handed to the program in bulk (streaming's "R/W" status and log lines). */
+  public static void addRecordsRead(PipeMapRed task, long records) {
+    task.numRecRead_ += records;
+  }
+
+  /** Why the output or stderr thread stopped, or null while they run or ended well. */
+  public static Throwable outputFailure(PipeMapRed task) {
+    return task.outerrThreadsThrowable;
   }
 }

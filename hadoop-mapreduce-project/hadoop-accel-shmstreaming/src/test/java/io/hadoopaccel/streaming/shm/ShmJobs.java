@@ -100,6 +100,37 @@ final class ShmJobs {
     return dir;
   }
 
+  /**
+   * Two files whose lines end in LF, CRLF and lone CR at random (so split boundaries fall
+   * between a CR and its LF too), with empty lines, a UTF-8 byte order mark at the start of
+   * the first file and no line end at the end of the second.
+   */
+  Path lineEndsInput(long seed, int lines) throws IOException {
+    Path dir = Files.createDirectories(work.resolve("line-ends-" + seed));
+    Random r = new Random(seed);
+    for (int f = 0; f < 2; f++) {
+      ByteArrayOutputStream b = new ByteArrayOutputStream();
+      if (f == 0) {
+        b.write(new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF});
+      }
+      for (int i = 0; i < lines; i++) {
+        int words = r.nextInt(12);
+        for (int w = 0; w < words; w++) {
+          b.write((w == 0 ? "" : w == 2 ? "\t" : " ").getBytes(StandardCharsets.US_ASCII));
+          b.write(("w" + r.nextInt(500)).getBytes(StandardCharsets.US_ASCII));
+        }
+        if (f == 1 && i == lines - 1) {
+          break;
+        }
+        int end = r.nextInt(3);
+        b.write(end == 0 ? new byte[] {'\n'}
+            : end == 1 ? new byte[] {'\r', '\n'} : new byte[] {'\r'});
+      }
+      Files.write(dir.resolve("part-" + f), b.toByteArray());
+    }
+    return dir;
+  }
+
   /** The streaming command line of the test program over {@code mode} (pipes or shm). */
   String python(String mode, String program, String... args) {
     File f = new File(System.getProperty("accel.shm.test.python.dir", "src/test/python"), PROGRAM);

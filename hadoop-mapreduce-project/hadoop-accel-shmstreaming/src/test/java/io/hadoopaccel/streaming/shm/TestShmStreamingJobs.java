@@ -119,6 +119,36 @@ class TestShmStreamingJobs {
         jobs.pythonExample("inverted_index_reducer.py"), 2), "Python");
   }
 
+  /**
+   * The split handed over in bulk (the default for TextInputFormat) gives the program exactly
+   * the lines upstream's reader gives it line by line: LF, CRLF and CR line ends, a byte order
+   * mark, no final line end, and ~26 splits whose boundaries fall anywhere, CRLFs included.
+   */
+  @Test
+  void bulkMapInputIsByteIdenticalToLineByLine() throws Exception {
+    Path lineEnds = jobs.lineEndsInput(11, 6000);
+    // Old-API splits of a local file follow its block size (mapreduce.job.maps is not used on
+    // the local runner); an uncached FileSystem picks the small one up.
+    List<String> manySplits = List.of("-D", "fs.local.block.size=12288",
+        "-D", "fs.file.impl.disable.cache=true");
+    assertEquals(0, jobs.run(jobs.conf, lineEnds, args(manySplits,
+        "-mapper", jobs.python("pipes", "echo"), "-reducer", "NONE")));
+    byte[] pipes = jobs.lastOutput();
+    assertTrue(jobs.parts(jobs.out(jobCount())).size() >= 20, "expected many splits");
+    assertTrue(pipes.length > 100_000, ShmJobs.show(pipes));
+    List<String> shm = args(manySplits, "-io", "shm", jobs.shmEnv(),
+        "-mapper", jobs.c("shm_identity"), "-reducer", "NONE");
+    String log = ShmJobs.logged(() -> assertEquals(0, jobs.run(jobs.conf, lineEnds, shm)));
+    assertArrayEquals(pipes, jobs.lastOutput(), "bulk");
+    assertTrue(log.contains("map input went to the program in bulk"), "bulk was not used");
+    org.apache.hadoop.conf.Configuration lineByLine =
+        new org.apache.hadoop.conf.Configuration(jobs.conf);
+    lineByLine.setBoolean("hadoop.accel.shm.streaming.bulk.input", false);
+    log = ShmJobs.logged(() -> assertEquals(0, jobs.run(lineByLine, lineEnds, shm)));
+    assertArrayEquals(pipes, jobs.lastOutput(), "line by line");
+    assertTrue(log.contains("line by line: hadoop.accel.shm.streaming.bulk.input=false"), log);
+  }
+
   @Test
   void strayStdoutOfTheProgramIsNotOutput() throws Exception {
     byte[] pipes = overPipes("echo", null, 0);
