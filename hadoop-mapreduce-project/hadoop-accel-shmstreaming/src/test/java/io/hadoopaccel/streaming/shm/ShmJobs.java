@@ -18,6 +18,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileUtil;
+import org.apache.hadoop.mapred.JobID;
 import org.apache.hadoop.streaming.StreamJob;
 import org.apache.hadoop.util.ToolRunner;
 import org.apache.log4j.Logger;
@@ -26,8 +27,9 @@ import org.apache.log4j.WriterAppender;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * Streaming jobs on the local job runner for the ShmStreaming tests: the native build
- * (-Pnative), the programs of both transports, input with awkward lines, and the job output.
+ * Streaming jobs on the local job runner (or a mini cluster) for the ShmStreaming tests: the
+ * native build (-Pnative), the programs of both transports, input with awkward lines, and the
+ * job output.
  */
 final class ShmJobs {
   static final String PROGRAM = "streaming_program.py";
@@ -37,26 +39,34 @@ final class ShmJobs {
   final Configuration conf;
   final File nativeDir;
   final String python;
+  /** The id of the job {@link #run} last submitted, or null if it submitted none. */
+  JobID lastJobId;
   private int jobs;
 
   ShmJobs(String name) throws Exception {
+    this(name, null);
+  }
+
+  /**
+   * Jobs on {@code cluster} (a running cluster's client configuration: its file system and
+   * YARN), or on the local job runner and the local file system when it is null.
+   */
+  ShmJobs(String name, Configuration cluster) throws Exception {
     nativeDir = new File(System.getProperty("accel.shm.native.dir", "target/native"));
-    File lib = new File(System.getProperty("jna.library.path", ""), "libhadoop_shm.so");
-    if (!lib.isFile() || !new File(nativeDir, "shm_identity").canExecute()) {
-      if (Boolean.getBoolean("accel.native.required")) {
-        fail(lib + " or the example programs were not built (accel.native.required=true)");
-      }
-      Assumptions.abort("build with -Pnative to run the ShmStreaming jobs");
-    }
+    File lib = nativeLibrary();
     File base = new File(System.getProperty("test.build.dir", "target/test-work"));
     work = new File(base, name).getAbsoluteFile().toPath();
     FileUtil.fullyDelete(work.toFile());
     ringDir = Files.createDirectories(work.resolve("rings"));
-    conf = new Configuration();
-    conf.set("mapreduce.framework.name", "local");
-    conf.set("fs.defaultFS", "file:///");
-    conf.set("hadoop.tmp.dir", work.resolve("hadoop-tmp").toString());
-    conf.set("mapreduce.cluster.local.dir", work.resolve("mr-local").toString());
+    if (cluster == null) {
+      conf = new Configuration();
+      conf.set("mapreduce.framework.name", "local");
+      conf.set("fs.defaultFS", "file:///");
+      conf.set("hadoop.tmp.dir", work.resolve("hadoop-tmp").toString());
+      conf.set("mapreduce.cluster.local.dir", work.resolve("mr-local").toString());
+    } else {
+      conf = new Configuration(cluster);
+    }
     conf.setInt("mapreduce.task.io.sort.mb", 16);
     conf.setInt("mapreduce.client.progressmonitor.pollinterval", 50);
     conf.setInt("mapreduce.client.completion.pollinterval", 50);
@@ -68,6 +78,22 @@ final class ShmJobs {
     Process which = new ProcessBuilder("python3", "-c", "import sys; print(sys.executable)").start();
     String exe = new String(which.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
     python = which.waitFor() == 0 && !exe.isEmpty() ? exe : "python3";
+  }
+
+  /**
+   * libhadoop_shm.so of the native build; aborts the calling test (or class) when -Pnative did
+   * not build it or the example programs, and fails it when accel.native.required=true.
+   */
+  static File nativeLibrary() {
+    File nativeDir = new File(System.getProperty("accel.shm.native.dir", "target/native"));
+    File lib = new File(System.getProperty("jna.library.path", ""), "libhadoop_shm.so");
+    if (!lib.isFile() || !new File(nativeDir, "shm_identity").canExecute()) {
+      if (Boolean.getBoolean("accel.native.required")) {
+        fail(lib + " or the example programs were not built (accel.native.required=true)");
+      }
+      Assumptions.abort("build with -Pnative to run the ShmStreaming jobs");
+    }
+    return lib;
   }
 
   /** Text with empty lines, tabs, a line far longer than the ring, non-UTF-8 bytes. */
@@ -169,9 +195,37 @@ final class ShmJobs {
 
   /** Runs a streaming job; returns its exit code (0 = success) and leaves output in out(). */
   int run(Configuration jobConf, Path input, List<String> args) throws Exception {
+    return runTool(jobConf, new StreamJob(), input.toString(), out(++jobs).toString(), args);
+  }
+
+  /**
+   * Runs a streaming job on paths of {@code jobConf}'s file system (e.g. a mini cluster's
+   * HDFS); returns its exit code (0 = success) and leaves its id in {@link #lastJobId}.
+   * Streaming resolves short Java class names (-inputformat X) in this package, not its own.
+   */
+  int run(Configuration jobConf, String input, String output, List<String> args)
+      throws Exception {
+    IdentifiedStreamJob job = new IdentifiedStreamJob();
+    lastJobId = null;
+    try {
+      return runTool(jobConf, job, input, output, args);
+    } finally {
+      lastJobId = job.id();
+    }
+  }
+
+  private static int runTool(Configuration jobConf, StreamJob job, String input, String output,
+      List<String> args) throws Exception {
     List<String> all = new ArrayList<>(args);
-    all.addAll(List.of("-input", input.toString(), "-output", out(++jobs).toString()));
-    return ToolRunner.run(new Configuration(jobConf), new StreamJob(), all.toArray(new String[0]));
+    all.addAll(List.of("-input", input, "-output", output));
+    return ToolRunner.run(new Configuration(jobConf), job, all.toArray(new String[0]));
+  }
+
+  /** Streaming's job runner, telling the id of the job it submitted. */
+  private static final class IdentifiedStreamJob extends StreamJob {
+    JobID id() {
+      return jobId_;
+    }
   }
 
   Path out(int job) {
