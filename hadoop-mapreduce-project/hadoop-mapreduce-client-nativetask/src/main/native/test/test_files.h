@@ -1,0 +1,32 @@
+// A scratch directory per test, removed afterwards.
+#ifndef HADOOP_ACCEL_JBS_TEST_FILES_H
+#define HADOOP_ACCEL_JBS_TEST_FILES_H
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "jbs_test_XXXXXX").string();
+    path_ = mkdtemp(tmpl.data());
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path_); }
+  std::string Write(const std::string& name, const std::vector<uint8_t>& bytes) const {
+    std::string p = path_ + "/" + name;
+    FILE* f = std::fopen(p.c_str(), "wb");
+    if (!bytes.empty()) std::fwrite(bytes.data(), 1, bytes.size(), f);
+    std::fclose(f);
+    return p;
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+#endif
