@@ -17,7 +17,9 @@ class ScratchDir {
   }
   ~ScratchDir() { std::filesystem::remove_all(path_); }
   std::string Write(const std::string& name, const std::vector<uint8_t>& bytes) const {
-    std::string p = path_ + "/" + name;
+    return WriteAt(path_ + "/" + name, bytes);
+  }
+  static std::string WriteAt(const std::string& p, const std::vector<uint8_t>& bytes) {
     FILE* f = std::fopen(p.c_str(), "wb");
     if (!bytes.empty()) std::fwrite(bytes.data(), 1, bytes.size(), f);
     std::fclose(f);
