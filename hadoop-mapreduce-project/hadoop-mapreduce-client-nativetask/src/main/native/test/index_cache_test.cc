@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <map>
 #include <string>
+#include <thread>
+#include <vector>
 
 using namespace hadoop_accel::jbs;
 
@@ -104,4 +107,28 @@ TEST(IndexCache, FailuresAreNotCachedAndRemoveForgets) {
   EXPECT_EQ(cache.stats().bytes, 0u);
   cache.Get("a", disk.loader(), &idx);
   EXPECT_EQ(disk.loads["a"], 2);
+}
+
+TEST(IndexCache, ConcurrentReadersShareOneBudget) {
+  // Threads hammer overlapping attempts: the budget holds and every lookup gets a full index
+  // (run under -fsanitize=thread to check the locking).
+  IndexCache cache(4 * EntryBytes(4));
+  std::vector<std::thread> threads;
+  std::atomic<int> bad{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&cache, &bad, t] {
+      FakeDisk disk;  // per thread: its counters are not shared
+      auto load = disk.loader();
+      for (int i = 0; i < 2000; ++i) {
+        std::shared_ptr<const SpillIndex> idx;
+        std::string attempt = "m" + std::to_string((i * 7 + t) % 6);
+        if (cache.Get(attempt, load, &idx) != IndexStatus::kOk || idx->partitions() != 4) ++bad;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(bad.load(), 0);
+  auto st = cache.stats();
+  EXPECT_LE(st.bytes, 4 * EntryBytes(4));
+  EXPECT_EQ(st.hits + st.misses, 8000u);
 }
