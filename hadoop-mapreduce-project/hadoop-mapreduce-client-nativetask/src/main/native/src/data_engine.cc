@@ -1,0 +1,81 @@
+#include "data_engine.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <stdexcept>
+
+#include "fetch_planner.h"
+
+namespace hadoop_accel::jbs {
+namespace {
+
+// Reads exactly n bytes at off; false on error or if the file ends first (the index promised
+// more than file.out holds: corrupt or truncated output).
+bool PreadFully(const std::string& path, uint8_t* buf, size_t n, uint64_t off) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::pread(fd, buf + got, n - got, static_cast<off_t>(off + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<size_t>(r);
+  }
+  ::close(fd);
+  return got == n;
+}
+
+FetchResponseHeader Refusal(const FetchRequest& req, ResponseStatus s) {
+  FetchResponseHeader h;
+  h.request_id = req.request_id;
+  h.status = s;
+  return h;
+}
+
+}  // namespace
+
+DataEngine::DataEngine(Config config, const JobRegistry* jobs, BufferPool* pool,
+                       Authorize authorize)
+    : jobs_(jobs),
+      pool_(pool),
+      authorize_(std::move(authorize)),
+      locator_(std::move(config.local_dirs)),
+      index_cache_(config.index_cache_bytes) {
+  if (jobs_ == nullptr || pool_ == nullptr || !authorize_)
+    throw std::invalid_argument("data engine: job registry, buffer pool and authorizer required");
+}
+
+FetchResponseHeader DataEngine::Handle(const FetchRequest& req, std::optional<uint32_t>* buffer) {
+  buffer->reset();
+  std::optional<JobInfo> job = jobs_->Find(req.job_id);
+  if (!job) return Refusal(req, ResponseStatus::kNotFound);
+  if (!authorize_(req, *job)) return Refusal(req, ResponseStatus::kUnauthorized);
+  MapOutputPaths paths;
+  if (!locator_.Locate(job->user, req.job_id, req.map_attempt_id, &paths))
+    return Refusal(req, ResponseStatus::kNotFound);
+
+  std::shared_ptr<const SpillIndex> index;
+  IndexStatus is = index_cache_.Get(
+      req.map_attempt_id,
+      [&paths](const std::string&, SpillIndex* out) { return SpillIndex::Load(paths.index, out); },
+      &index);
+  if (is != IndexStatus::kOk) return Refusal(req, ResponseStatus::kServerError);
+
+  FetchPlan plan;
+  ResponseStatus ps = PlanFetch(req, *index, pool_->buffer_size(), &plan);
+  if (ps != ResponseStatus::kOk) return Refusal(req, ps);
+  if (plan.header.chunk_length == 0) return plan.header;
+
+  std::optional<uint32_t> b = pool_->TryAcquire();
+  if (!b) return Refusal(req, ResponseStatus::kBusy);
+  if (!PreadFully(paths.data, pool_->data(*b), plan.header.chunk_length, plan.file_offset)) {
+    pool_->Release(*b);
+    return Refusal(req, ResponseStatus::kServerError);
+  }
+  *buffer = b;
+  return plan.header;
+}
+
+}  // namespace hadoop_accel::jbs

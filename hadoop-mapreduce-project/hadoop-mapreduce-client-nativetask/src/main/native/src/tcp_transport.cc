@@ -1,0 +1,187 @@
+// Transport over blocking TCP sockets.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+#include "transport.h"
+
+namespace hadoop_accel::jbs {
+namespace {
+
+class TcpConnection : public Connection {
+ public:
+  explicit TcpConnection(int fd) : fd_(fd) {
+    int one = 1;
+    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  }
+  ~TcpConnection() override {
+    Close();
+    ::close(fd_);
+  }
+
+  int SendFrame(const uint8_t* prefix, size_t prefix_len, const uint8_t* payload,
+                size_t payload_len) override {
+    iovec iov[2] = {{const_cast<uint8_t*>(prefix), prefix_len},
+                    {const_cast<uint8_t*>(payload), payload_len}};
+    int n = payload_len > 0 ? 2 : 1;
+    iovec* v = iov;
+    while (n > 0) {
+      msghdr msg{};
+      msg.msg_iov = v;
+      msg.msg_iovlen = static_cast<size_t>(n);
+      // MSG_NOSIGNAL: a vanished peer is an EPIPE result, not a process-killing SIGPIPE.
+      ssize_t w = ::sendmsg(fd_, &msg, MSG_NOSIGNAL);
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) return errno;
+      size_t done = static_cast<size_t>(w);
+      while (n > 0 && done >= v->iov_len) {
+        done -= v->iov_len;
+        ++v;
+        --n;
+      }
+      if (n > 0) {
+        v->iov_base = static_cast<uint8_t*>(v->iov_base) + done;
+        v->iov_len -= done;
+      }
+    }
+    return 0;
+  }
+
+  int RecvExact(uint8_t* buf, size_t n) override {
+    size_t got = 0;
+    while (got < n) {
+      ssize_t r = ::recv(fd_, buf + got, n - got, 0);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) return errno;
+      if (r == 0) return ECONNRESET;
+      got += static_cast<size_t>(r);
+    }
+    return 0;
+  }
+
+  void Close() override {
+    std::lock_guard<std::mutex> g(mu_);
+    if (!shut_) ::shutdown(fd_, SHUT_RDWR);  // wakes a blocked recv in another thread
+    shut_ = true;
+  }
+
+ private:
+  const int fd_;
+  std::mutex mu_;
+  bool shut_ = false;
+};
+
+class TcpListener : public Listener {
+ public:
+  TcpListener(int fd, uint16_t port) : fd_(fd), port_(port) {}
+  ~TcpListener() override {
+    Close();
+    ::close(fd_);
+  }
+  int Accept(std::unique_ptr<Connection>* out) override {
+    for (;;) {
+      int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (c >= 0) {
+        *out = std::make_unique<TcpConnection>(c);
+        return 0;
+      }
+      if (errno != EINTR && errno != ECONNABORTED) return errno;
+    }
+  }
+  uint16_t port() const override { return port_; }
+  void Close() override { ::shutdown(fd_, SHUT_RDWR); }
+
+ private:
+  const int fd_;
+  const uint16_t port_;
+};
+
+// Resolves host:port (numeric or name) to the first usable address.
+int Resolve(const Endpoint& e, bool passive, sockaddr_storage* addr, socklen_t* len) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = passive ? AI_PASSIVE : 0;
+  addrinfo* res = nullptr;
+  std::string port = std::to_string(e.port);
+  if (::getaddrinfo(e.host.empty() ? nullptr : e.host.c_str(), port.c_str(), &hints, &res) != 0 ||
+      res == nullptr)
+    return EHOSTUNREACH;
+  std::memcpy(addr, res->ai_addr, res->ai_addrlen);
+  *len = res->ai_addrlen;
+  ::freeaddrinfo(res);
+  return 0;
+}
+
+class TcpTransport : public Transport {
+ public:
+  const char* name() const override { return "tcp"; }
+  int RegisterMemory(void*, size_t) override { return 0; }
+
+  int Listen(const Endpoint& at, std::unique_ptr<Listener>* out) override {
+    sockaddr_storage addr{};
+    socklen_t len = 0;
+    if (int e = Resolve(at, true, &addr, &len)) return e;
+    int fd = ::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return errno;
+    int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0 || ::listen(fd, 128) != 0) {
+      int e = errno;
+      ::close(fd);
+      return e;
+    }
+    sockaddr_storage bound{};
+    socklen_t blen = sizeof(bound);
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &blen);
+    uint16_t port = bound.ss_family == AF_INET6
+                        ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
+                        : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+    *out = std::make_unique<TcpListener>(fd, port);
+    return 0;
+  }
+
+  int Connect(const Endpoint& to, int timeout_ms, std::unique_ptr<Connection>* out) override {
+    sockaddr_storage addr{};
+    socklen_t len = 0;
+    if (int e = Resolve(to, false, &addr, &len)) return e;
+    int fd = ::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) return errno;
+    // Non-blocking connect bounded by poll, then back to blocking for the data path.
+    int e = 0;
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0) {
+      e = errno;
+      if (e == EINPROGRESS) {
+        pollfd p{fd, POLLOUT, 0};
+        int r = ::poll(&p, 1, timeout_ms);
+        socklen_t el = sizeof(e);
+        if (r == 0) e = ETIMEDOUT;
+        else if (r < 0) e = errno;
+        else ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el);
+      }
+    }
+    if (e == 0 && ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) e = errno;
+    if (e != 0) {
+      ::close(fd);
+      return e;
+    }
+    *out = std::make_unique<TcpConnection>(fd);
+    return 0;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> MakeTcpTransport() { return std::make_unique<TcpTransport>(); }
+
+}  // namespace hadoop_accel::jbs

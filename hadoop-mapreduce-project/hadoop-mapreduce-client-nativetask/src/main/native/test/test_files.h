@@ -1,0 +1,34 @@
+// A scratch directory per test, removed afterwards.
+#ifndef HADOOP_ACCEL_JBS_TEST_FILES_H
+#define HADOOP_ACCEL_JBS_TEST_FILES_H
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "jbs_test_XXXXXX").string();
+    path_ = mkdtemp(tmpl.data());
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path_); }
+  std::string Write(const std::string& name, const std::vector<uint8_t>& bytes) const {
+    return WriteAt(path_ + "/" + name, bytes);
+  }
+  static std::string WriteAt(const std::string& p, const std::vector<uint8_t>& bytes) {
+    FILE* f = std::fopen(p.c_str(), "wb");
+    if (!bytes.empty()) std::fwrite(bytes.data(), 1, bytes.size(), f);
+    std::fclose(f);
+    return p;
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+#endif
