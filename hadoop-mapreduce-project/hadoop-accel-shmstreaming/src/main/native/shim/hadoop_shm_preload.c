@@ -140,12 +140,19 @@ static void check_bypass(void) {
           sizeof kMarker - 1 - (size_t)left);
 }
 
+/* Held while a look for bypasses runs and, at exit, until the output is ended: the exit
+ * path must not end the output cleanly while the watch thread fails the program for bytes it
+ * has just taken out of the stray pipe (its _exit and exit's would race). */
+static pthread_mutex_t g_watch_mu = PTHREAD_MUTEX_INITIALIZER;
+
 static void *watch(void *arg) {
   (void)arg;
   struct pollfd p = {g_stray_fd, POLLIN, 0};
   for (;;) {
     if (REAL(poll)(&p, 1, WATCH_MS) > 0 && (p.revents & POLLHUP)) p.fd = -1; /* no writer left */
+    pthread_mutex_lock(&g_watch_mu);
     check_bypass(); /* the marker gives no event when read: look every WATCH_MS */
+    pthread_mutex_unlock(&g_watch_mu);
   }
   return NULL;
 }
@@ -212,6 +219,7 @@ static void after_fd_change(int fd) {
 static void finish(int flush_stdio) {
   if (g_stream == NULL || !owner_strict()) return;
   if (flush_stdio) fflush(NULL); /* exit flushes stdio only after us: do it while it counts */
+  pthread_mutex_lock(&g_watch_mu); /* never released if the watch is failing the program */
   check_bypass();
   lock(&g_out_mu);
   int was = g_out;
@@ -220,6 +228,7 @@ static void finish(int flush_stdio) {
     store(&g_out, DONE);
   }
   unlock(&g_out_mu);
+  pthread_mutex_unlock(&g_watch_mu);
   if (was == RING) { /* fd 1 now a pipe without reader: a later write there cannot go unseen */
     int p[2];
     if (pipe2(p, O_CLOEXEC) == 0) {
