@@ -58,7 +58,9 @@ class TestShmRing {
       Files.delete(Path.of(in.path()));
       Files.delete(Path.of(out.path()));
 
-      long total = 8L * 1024 * 1024;
+      // 8 MiB, or 32768 ring-fulls for a tiny ring (every op of the 7-byte one sleeps and
+      // wakes: 8 MiB would take minutes and test nothing more).
+      long total = Math.min(8L << 20, capacity * 32768L);
       CRC32 sent = new CRC32();
       AtomicReference<Throwable> writerFailed = new AtomicReference<>();
       Thread writer = new Thread(() -> {
