@@ -8,7 +8,7 @@ baselines were measured. Each variant runs once per round, rounds interleave the
 its ratio to the first variant's median and the min-max of the per-round ratios; checks that
 every variant wrote the same output.
 
-  dev-support/bench/shm_local_ab.py HADOOP_HOME OUT_DIR [--mb 64] [--rounds 5] [--suite python|c|grep|index]
+  dev-support/bench/shm_local_ab.py HADOOP_HOME OUT_DIR [--mb 64] [--rounds 5] [--suite python|c|inmem|grep|index]
 """
 from __future__ import annotations
 
@@ -79,6 +79,16 @@ def suites(home: Path) -> dict[str, list[tuple[str, list[str], dict]]]:
             # The native Java WordCount with its combiner (the harness's workloads jar).
             ("java-wordcount-combiner", [JAVA, "wordcount", "-combiner"], {}),
         ],
+        # The in-memory-combining C mapper alone (run it on a large input: on 64 MB the job is
+        # mostly start-up), over pipes, over the rings with bulk map input (the default) and
+        # over the rings line by line.
+        "inmem": [
+            ("inmem-pipes", job(f"{ex}/shm_wordcount_combining_mapper", f"{ex}/shm_wordcount_reducer"), {}),
+            ("inmem-shm-bulk", ["-io", "shm"] + job(f"{ex}/shm_wordcount_combining_mapper",
+                                                    f"{ex}/shm_wordcount_reducer"), {}),
+            ("inmem-shm-lines", ["-D", "hadoop.accel.shm.streaming.bulk.input=false", "-io", "shm"]
+             + job(f"{ex}/shm_wordcount_combining_mapper", f"{ex}/shm_wordcount_reducer"), {}),
+        ],
         # Grep (matches of GREP_REGEX, summed, with a combiner): C and Python over both
         # transports. Python: the harness's stdlib scripts over pipes, the package over rings.
         "grep": [
@@ -131,7 +141,10 @@ def run(home: Path, out: Path, inp: Path, name: str, args: list[str], env_extra:
         cmd = [str(home / "bin/hadoop"), "jar", str(jar), args[1]] + local + args[2:] + [str(inp), str(target)]
     else:
         streaming = next((home / "share/hadoop/tools/lib").glob("hadoop-streaming-*.jar"))
-        cmd = [str(home / "bin/hadoop"), "jar", str(streaming)] + local
+        generic = []  # leading "-D k=v" of a variant: generic options go before streaming's
+        while args[:1] == ["-D"]:
+            generic, args = generic + args[:2], args[2:]
+        cmd = [str(home / "bin/hadoop"), "jar", str(streaming)] + local + generic
         cmd += [a for k, v in env_extra.items() for a in ("-cmdenv", f"{k}={v}")]
         cmd += args + ["-input", str(inp), "-output", str(target)]
     start = time.monotonic()
@@ -150,7 +163,7 @@ def main() -> None:
     ap.add_argument("out", type=Path)
     ap.add_argument("--mb", type=int, default=64)
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--suite", choices=["python", "c", "grep", "index"], default="python")
+    ap.add_argument("--suite", choices=["python", "c", "inmem", "grep", "index"], default="python")
     a = ap.parse_args()
     home, out = a.home.resolve(), a.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
