@@ -147,8 +147,14 @@ final class BulkMapInput {
     }
   }
 
-  /** Upstream's reader for the lines from the last LF before the split's end onwards. */
+  /**
+   * Upstream's reader for the lines from the last LF before the split's end onwards, or null
+   * when the split owns no line (it lies inside one line that started in an earlier split).
+   */
   LineRecordReader tailReader() throws IOException {
+    if (tail > end) {
+      return null;
+    }
     // A split that starts one byte early skips exactly that byte, the LF (or, at the first
     // line, the previous split's line end), as upstream skips a partial first line.
     long start = tail == 0 ? 0 : tail - 1;

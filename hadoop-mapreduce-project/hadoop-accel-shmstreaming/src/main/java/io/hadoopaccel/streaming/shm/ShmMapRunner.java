@@ -65,15 +65,20 @@ public class ShmMapRunner<K1, V1, K2, V2> extends PipeMapRunner<K1, V1, K2, V2> 
       LOG.info("ShmStreaming: map input went to the program in bulk: {} lines, {} bytes",
           lines, bulk.bytesRead());
       long tailBytes = 0;
-      try (LineRecordReader tail = bulk.tailReader()) {
-        long from = tail.getPos();
-        LongWritable key = tail.createKey();
-        Text value = tail.createValue();
-        while (tail.next(key, value)) {
-          mapper.map(key, value, output, reporter);
-          lines++;
+      LineRecordReader tail = bulk.tailReader();
+      if (tail != null) {
+        try {
+          long from = tail.getPos();
+          LongWritable key = tail.createKey();
+          Text value = tail.createValue();
+          while (tail.next(key, value)) {
+            mapper.map(key, value, output, reporter);
+            lines++;
+          }
+          tailBytes = tail.getPos() - from;
+        } finally {
+          tail.close();
         }
-        tailBytes = tail.getPos() - from;
       }
       // Upstream's reader wrapper counts these; neither of our reads goes through it.
       reporter.incrCounter(TaskCounter.MAP_INPUT_RECORDS, lines);

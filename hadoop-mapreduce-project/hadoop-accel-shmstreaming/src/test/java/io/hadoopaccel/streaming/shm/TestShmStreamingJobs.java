@@ -147,6 +147,19 @@ class TestShmStreamingJobs {
     log = ShmJobs.logged(() -> assertEquals(0, jobs.run(lineByLine, lineEnds, shm)));
     assertArrayEquals(pipes, jobs.lastOutput(), "line by line");
     assertTrue(log.contains("line by line: hadoop.accel.shm.streaming.bulk.input=false"), log);
+
+    // 64 KiB splits of the awkward input: several lie wholly inside its 300 KB line and own no
+    // line at all, as upstream's reader decides.
+    List<String> blocks64k = List.of("-D", "fs.local.block.size=65536",
+        "-D", "fs.file.impl.disable.cache=true");
+    assertEquals(0, jobs.run(jobs.conf, input, args(blocks64k,
+        "-mapper", jobs.python("pipes", "echo"), "-reducer", "NONE")));
+    byte[] longLinePipes = jobs.lastOutput();
+    assertTrue(jobs.parts(jobs.out(jobCount())).stream().anyMatch(p -> p.toFile().length() == 0),
+        "expected a split that owns no line");
+    assertEquals(0, jobs.run(jobs.conf, input, args(blocks64k, "-io", "shm", jobs.shmEnv(),
+        "-mapper", jobs.c("shm_identity"), "-reducer", "NONE")));
+    assertArrayEquals(longLinePipes, jobs.lastOutput(), "splits inside a long line");
   }
 
   @Test
