@@ -63,6 +63,16 @@ final class ShmChannel {
     return Optional.ofNullable(MODES.get(task));
   }
 
+  /** Fails an output reader whose task has no channel: its input is not over the rings. */
+  static void requireStarted(PipeMapRed task, String id) throws IOException {
+    if (!mode(task).isPresent()) {
+      String side = ShmPipeMapRedAccess.isMapper(task) ? "map" : "reduce";
+      throw new IOException("stream." + side + ".output=" + id + " needs stream." + side
+          + ".input=" + id + " as well (the program's two rings are set up together; -io "
+          + id + " sets all four keys)");
+    }
+  }
+
   /** Sets up the channel; called once per task before streaming creates its output reader. */
   static Mode start(PipeMapRed task, Configuration conf) throws IOException {
     Mode m = open(task, conf);

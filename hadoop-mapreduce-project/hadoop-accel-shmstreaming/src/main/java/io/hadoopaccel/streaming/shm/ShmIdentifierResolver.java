@@ -5,16 +5,19 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.streaming.PipeMapRunner;
 import org.apache.hadoop.streaming.io.IdentifierResolver;
+import org.apache.hadoop.typedbytes.TypedBytesWritable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Streaming's identifier resolver plus the id {@code shm}: text records through shared-memory
- * rings ({@code -io shm}, or {@code stream.map.input=shm} etc.). Every other id resolves as
- * upstream's. The shipped mapred-site.xml sets it as {@code stream.io.identifier.resolver.class}.
+ * Streaming's identifier resolver plus the ids {@code shm} (text records through shared-memory
+ * rings: {@code -io shm}, or {@code stream.map.input=shm} etc.) and {@code shm-typedbytes}
+ * (upstream's typed bytes through the rings). Every other id resolves as upstream's. The shipped mapred-site.xml sets it as {@code stream.io.identifier.resolver.class}.
  */
 public class ShmIdentifierResolver extends IdentifierResolver implements Configurable {
   public static final String SHM_ID = "shm";
+  /** Typed bytes (upstream's {@code typedbytes}) over the rings. */
+  public static final String SHM_TYPED_BYTES_ID = "shm-typedbytes";
   private static final String MAP_RUNNER = "mapred.map.runner.class";
   private static final Logger LOG = LoggerFactory.getLogger(ShmIdentifierResolver.class);
 
@@ -24,20 +27,31 @@ public class ShmIdentifierResolver extends IdentifierResolver implements Configu
   public void resolve(String identifier) {
     installMapRunner();
     if (SHM_ID.equalsIgnoreCase(identifier)) {
-      if (conf != null) {
-        try {
-          new ShmChannel.Settings(conf); // a bad tunable fails the submission, naming the key
-        } catch (IllegalArgumentException e) {
-          LOG.error("-io shm: {}", e.getMessage()); // StreamJob drops the exception's message
-          throw e;
-        }
-      }
+      checkSettings(identifier);
       setInputWriterClass(ShmTextInputWriter.class);
       setOutputReaderClass(ShmTextOutputReader.class);
       setOutputKeyClass(Text.class);
       setOutputValueClass(Text.class);
+    } else if (SHM_TYPED_BYTES_ID.equalsIgnoreCase(identifier)) {
+      checkSettings(identifier);
+      setInputWriterClass(ShmTypedBytesInputWriter.class);
+      setOutputReaderClass(ShmTypedBytesOutputReader.class);
+      setOutputKeyClass(TypedBytesWritable.class);
+      setOutputValueClass(TypedBytesWritable.class);
     } else {
       super.resolve(identifier);
+    }
+  }
+
+  /** A bad tunable fails the submission, naming the key. */
+  private void checkSettings(String identifier) {
+    if (conf != null) {
+      try {
+        new ShmChannel.Settings(conf);
+      } catch (IllegalArgumentException e) {
+        LOG.error("-io {}: {}", identifier, e.getMessage()); // StreamJob drops the message
+        throw e;
+      }
     }
   }
 

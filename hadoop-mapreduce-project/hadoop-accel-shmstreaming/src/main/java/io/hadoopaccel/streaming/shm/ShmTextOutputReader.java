@@ -2,7 +2,6 @@ package io.hadoopaccel.streaming.shm;
 
 import java.io.IOException;
 import org.apache.hadoop.streaming.PipeMapRed;
-import org.apache.hadoop.streaming.ShmPipeMapRedAccess;
 import org.apache.hadoop.streaming.io.TextOutputReader;
 
 /**
@@ -13,12 +12,7 @@ import org.apache.hadoop.streaming.io.TextOutputReader;
 public class ShmTextOutputReader extends TextOutputReader {
   @Override
   public void initialize(PipeMapRed pipeMapRed) throws IOException {
-    if (!ShmChannel.mode(pipeMapRed).isPresent()) {
-      String side = ShmPipeMapRedAccess.isMapper(pipeMapRed) ? "map" : "reduce";
-      throw new IOException("stream." + side + ".output=shm needs stream." + side
-          + ".input=shm as well (the program's two rings are set up together; -io shm sets "
-          + "all four keys)");
-    }
+    ShmChannel.requireStarted(pipeMapRed, ShmIdentifierResolver.SHM_ID);
     super.initialize(pipeMapRed); // picks up the ring stream as the client input
   }
 }

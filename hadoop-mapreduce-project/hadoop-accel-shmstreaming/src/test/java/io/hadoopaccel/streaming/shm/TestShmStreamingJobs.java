@@ -162,6 +162,18 @@ class TestShmStreamingJobs {
     assertArrayEquals(longLinePipes, jobs.lastOutput(), "splits inside a long line");
   }
 
+  /** Upstream's typed bytes (keys too: byte offsets) through binary identity programs. */
+  @Test
+  void typedBytesAreByteIdentical() throws Exception {
+    byte[] pipes = run(args("-io", "typedbytes", "-mapper", "cat", "-reducer", "cat",
+        "-numReduceTasks", 2));
+    assertTrue(pipes.length > 500_000, ShmJobs.show(pipes));
+    String identity = jobs.c("shm_identity");
+    String log = ShmJobs.logged(() -> assertArrayEquals(pipes, run(args("-io", "shm-typedbytes",
+        jobs.shmEnv(), "-mapper", identity, "-reducer", identity, "-numReduceTasks", 2))));
+    assertTrue(log.contains("go through two rings"), "the rings were not used");
+  }
+
   @Test
   void strayStdoutOfTheProgramIsNotOutput() throws Exception {
     byte[] pipes = overPipes("echo", null, 0);
