@@ -12,3 +12,7 @@ set(CMAKE_VISIBILITY_INLINES_HIDDEN ON)
 add_compile_options(-Wall -Wextra -Werror)
 
 set(ACCEL_NATIVE_OUTPUT_DIR "${CMAKE_BINARY_DIR}/lib" CACHE PATH "Where shared libraries land")
+
+# hadoop-accel-common's native sources (include/hadoop_accel/accel.h, src/crc32.cc, ...), for a
+# module that compiles a shared piece into its own library instead of writing it again.
+get_filename_component(ACCEL_COMMON_NATIVE_DIR "${CMAKE_CURRENT_LIST_DIR}/../native" ABSOLUTE)

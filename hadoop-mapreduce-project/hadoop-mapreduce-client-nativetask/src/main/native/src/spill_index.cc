@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "byte_order.h"
-#include "crc32.h"
+#include "hadoop_accel/accel.h"
 
 namespace hadoop_accel::jbs {
 namespace {
@@ -45,7 +45,7 @@ IndexStatus SpillIndex::Parse(const uint8_t* data, size_t len, SpillIndex* out,
   if (n > max_partitions) return IndexStatus::kTooManyPartitions;
   size_t body = n * kIndexRecordSize;
   // Hadoop stores Checksum.getValue() as a long: the CRC in the low 32 bits, zeros above.
-  if (LoadBe64(data + body) != uint64_t{Crc32(data, body)}) return IndexStatus::kBadChecksum;
+  if (LoadBe64(data + body) != uint64_t{hacc_crc32_update(0, data, body)}) return IndexStatus::kBadChecksum;
 
   std::vector<IndexRecord> records(n);
   for (size_t i = 0; i < n; ++i) {
@@ -90,7 +90,7 @@ std::vector<uint8_t> SpillIndex::Serialize(const std::vector<IndexRecord>& recor
     StoreBe64(p + 16, records[i].part_length);
   }
   size_t body = records.size() * kIndexRecordSize;
-  StoreBe64(buf.data() + body, Crc32(buf.data(), body));
+  StoreBe64(buf.data() + body, hacc_crc32_update(0, buf.data(), body));
   return buf;
 }
 

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "byte_order.h"
-#include "crc32.h"
+#include "hadoop_accel/accel.h"
 #include "test_files.h"
 
 using namespace hadoop_accel::jbs;
@@ -23,7 +23,7 @@ std::vector<uint8_t> HadoopIndex(const std::vector<IndexRecord>& recs) {
     put_long(r.raw_length);
     put_long(r.part_length);
   }
-  put_long(Crc32(b.data(), b.size()));
+  put_long(hacc_crc32_update(0, b.data(), b.size()));
   return b;
 }
 
@@ -31,15 +31,6 @@ std::vector<uint8_t> HadoopIndex(const std::vector<IndexRecord>& recs) {
 const std::vector<IndexRecord> kRecords = {{0, 1000, 620}, {620, 2, 6}, {626, 4096, 2100}};
 
 }  // namespace
-
-TEST(Crc32, MatchesTheStandardCheckValue) {
-  const char* s = "123456789";  // CRC-32/ISO-HDLC check value (also java.util.zip.CRC32's)
-  EXPECT_EQ(Crc32(reinterpret_cast<const uint8_t*>(s), 9), 0xCBF43926u);
-  EXPECT_EQ(Crc32(reinterpret_cast<const uint8_t*>(s + 4), 5,
-                  Crc32(reinterpret_cast<const uint8_t*>(s), 4)),
-            0xCBF43926u);  // continues across calls
-  EXPECT_EQ(Crc32(nullptr, 0), 0u);
-}
 
 TEST(SpillIndex, ParsesHadoopsLayout) {
   std::vector<uint8_t> bytes = HadoopIndex(kRecords);
