@@ -53,6 +53,8 @@ void MofServer::Serve(Connection* c) {
     }
     std::optional<uint32_t> buffer;
     FetchResponseHeader h = engine_->Handle(req, &buffer);
+    if (h.status == ResponseStatus::kUnauthorized && on_unauthorized_)
+      on_unauthorized_(req, c->peer());
     FrameIoResult sent = SendResponse(c, h, buffer ? pool_->data(*buffer) : nullptr);
     if (buffer) pool_->Release(*buffer);
     ++served_;

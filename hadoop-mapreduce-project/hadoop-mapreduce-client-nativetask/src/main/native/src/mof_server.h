@@ -14,21 +14,24 @@
 #include <thread>
 
 #include "data_engine.h"
+#include "fetch_server.h"
 #include "transport.h"
 
 namespace hadoop_accel::jbs {
 
-class MofServer {
+class MofServer : public FetchServer {
  public:
-  MofServer(Transport* transport, DataEngine* engine, BufferPool* pool)
-      : transport_(transport), engine_(engine), pool_(pool) {}
-  ~MofServer() { Stop(); }
+  MofServer(Transport* transport, DataEngine* engine, BufferPool* pool,
+            UnauthorizedHook on_unauthorized = nullptr)
+      : transport_(transport), engine_(engine), pool_(pool),
+        on_unauthorized_(std::move(on_unauthorized)) {}
+  ~MofServer() override { Stop(); }
 
   // Listens at `at` and starts accepting; 0 or an errno.
-  int Start(const Endpoint& at);
-  uint16_t port() const { return listener_ ? listener_->port() : 0; }
+  int Start(const Endpoint& at) override;
+  uint16_t port() const override { return listener_ ? listener_->port() : 0; }
   // Stops accepting, closes every connection and joins all threads.
-  void Stop();
+  void Stop() override;
 
   uint64_t rejected_connections() const { return rejected_.load(); }
   uint64_t served_requests() const { return served_.load(); }
@@ -46,6 +49,7 @@ class MofServer {
   Transport* transport_;
   DataEngine* engine_;
   BufferPool* pool_;
+  UnauthorizedHook on_unauthorized_;
   std::unique_ptr<Listener> listener_;
   std::thread acceptor_;
   std::mutex mu_;

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "tcp_socket.h"
 #include "transport.h"
 
 namespace hadoop_accel::jbs {
@@ -75,6 +76,8 @@ class TcpConnection : public Connection {
     shut_ = true;
   }
 
+  std::string peer() const override { return TcpPeerName(fd_); }
+
  private:
   const int fd_;
   std::mutex mu_;
@@ -129,24 +132,9 @@ class TcpTransport : public Transport {
   int RegisterMemory(void*, size_t) override { return 0; }
 
   int Listen(const Endpoint& at, std::unique_ptr<Listener>* out) override {
-    sockaddr_storage addr{};
-    socklen_t len = 0;
-    if (int e = Resolve(at, true, &addr, &len)) return e;
-    int fd = ::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return errno;
-    int one = 1;
-    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0 || ::listen(fd, 128) != 0) {
-      int e = errno;
-      ::close(fd);
-      return e;
-    }
-    sockaddr_storage bound{};
-    socklen_t blen = sizeof(bound);
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &blen);
-    uint16_t port = bound.ss_family == AF_INET6
-                        ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
-                        : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+    int fd = -1;
+    uint16_t port = 0;
+    if (int e = ListenTcp(at, false, &fd, &port)) return e;
     *out = std::make_unique<TcpListener>(fd, port);
     return 0;
   }
@@ -181,6 +169,49 @@ class TcpTransport : public Transport {
 };
 
 }  // namespace
+
+int ListenTcp(const Endpoint& at, bool nonblocking, int* fd_out, uint16_t* port_out) {
+  sockaddr_storage addr{};
+  socklen_t len = 0;
+  if (int e = Resolve(at, true, &addr, &len)) return e;
+  int fd = ::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | (nonblocking ? SOCK_NONBLOCK : 0),
+                    0);
+  if (fd < 0) return errno;
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0 || ::listen(fd, 512) != 0) {
+    int e = errno;
+    ::close(fd);
+    return e;
+  }
+  sockaddr_storage bound{};
+  socklen_t blen = sizeof(bound);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &blen);
+  *port_out = bound.ss_family == AF_INET6
+                  ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
+                  : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  *fd_out = fd;
+  return 0;
+}
+
+std::string TcpPeerName(int fd) {
+  sockaddr_storage a{};
+  socklen_t len = sizeof(a);
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) return "";
+  char host[INET6_ADDRSTRLEN] = "";
+  uint16_t port = 0;
+  if (a.ss_family == AF_INET6) {
+    auto* v6 = reinterpret_cast<sockaddr_in6*>(&a);
+    ::inet_ntop(AF_INET6, &v6->sin6_addr, host, sizeof(host));
+    port = ntohs(v6->sin6_port);
+    return std::string("[") + host + "]:" + std::to_string(port);
+  }
+  if (a.ss_family != AF_INET) return "";
+  auto* v4 = reinterpret_cast<sockaddr_in*>(&a);
+  ::inet_ntop(AF_INET, &v4->sin_addr, host, sizeof(host));
+  port = ntohs(v4->sin_port);
+  return std::string(host) + ":" + std::to_string(port);
+}
 
 std::unique_ptr<Transport> MakeTcpTransport() { return std::make_unique<TcpTransport>(); }
 

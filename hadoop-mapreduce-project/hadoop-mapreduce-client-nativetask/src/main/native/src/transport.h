@@ -28,6 +28,8 @@ class Connection {
   virtual int RecvExact(uint8_t* buf, size_t n) = 0;
   // Unblocks pending calls and releases the connection; idempotent.
   virtual void Close() = 0;
+  // The peer's address for log lines ("host:port"), "" if the transport cannot tell.
+  virtual std::string peer() const { return ""; }
 };
 
 class Listener {

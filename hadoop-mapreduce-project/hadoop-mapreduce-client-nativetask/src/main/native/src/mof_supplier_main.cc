@@ -1,0 +1,80 @@
+// jbs_mof_supplier: the per-node MOFSupplier daemon (seed 001 §III-B, seed 004 §3.3.1;
+// DESIGN.md §1-2). Serves map output files to NetMergers over TCP; the NodeManager's aux
+// service drives it through the control channel on stdin/stdout and stops it by closing stdin.
+#include <signal.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "buffer_pool.h"
+#include "control_channel.h"
+#include "data_engine.h"
+#include "job_registry.h"
+#include "mof_server.h"
+#include "mof_supplier_auth.h"
+#include "mof_supplier_options.h"
+#include "transport.h"
+
+using namespace hadoop_accel::jbs;
+
+namespace {
+
+constexpr char kLogPrefix[] = "jbs_mof_supplier: ";
+
+int Run(const SupplierOptions& opt) {
+  BufferPool pool(opt.buffer_bytes, opt.buffers);
+  JobRegistry jobs;
+  RateLimitedLog refusals(stderr, kLogPrefix);
+  DataEngine::Config cfg;
+  cfg.local_dirs = opt.local_dirs;
+  cfg.index_cache_bytes = opt.index_cache_bytes;
+  DataEngine engine(cfg, &jobs, &pool, AuthorizeFetchMac);
+  auto on_unauthorized = [&refusals](const FetchRequest& r, const std::string& peer) {
+    refusals.Log("refused fetch (bad job token MAC): job " + r.job_id + " attempt " +
+                 r.map_attempt_id + " partition " + std::to_string(r.partition) + " from " +
+                 (peer.empty() ? "unknown peer" : peer));
+  };
+  std::unique_ptr<Transport> tcp = MakeTcpTransport();
+  MofServer server(tcp.get(), &engine, &pool, on_unauthorized);
+  if (int e = server.Start(opt.listen)) {
+    std::fprintf(stderr, "%scannot listen on %s:%u: %s\n", kLogPrefix, opt.listen.host.c_str(),
+                 opt.listen.port, std::strerror(e));
+    return 1;
+  }
+  std::fprintf(stdout, "READY %u\n", server.port());
+  std::fflush(stdout);
+  RunControlChannel(stdin, stdout, &jobs);  // returns when the aux service closes stdin
+  server.Stop();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A peer that vanishes mid-send must be an EPIPE on that connection, not the daemon's end.
+  ::signal(SIGPIPE, SIG_IGN);
+  SupplierOptions opt;
+  std::string error;
+  if (!ParseSupplierOptions(argc, argv, &opt, &error)) {
+    std::fprintf(stderr, "%s%s\n", kLogPrefix, error.c_str());
+    std::fprintf(stderr,
+                 "%susage: jbs_mof_supplier --listen HOST:PORT --local-dirs D1,D2,... "
+                 "[--buffer-bytes 131072] [--buffers 256] [--index-cache-bytes 10485760]\n",
+                 kLogPrefix);
+    return 2;
+  }
+  try {
+    return Run(opt);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%scannot allocate %zu transport buffers of %zu bytes\n", kLogPrefix,
+                 opt.buffers, opt.buffer_bytes);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%sfatal: %s\n", kLogPrefix, e.what());
+  }
+  return 1;
+}
