@@ -47,30 +47,49 @@ DataEngine::DataEngine(Config config, const JobRegistry* jobs, BufferPool* pool,
     throw std::invalid_argument("data engine: job registry, buffer pool and authorizer required");
 }
 
-FetchResponseHeader DataEngine::Handle(const FetchRequest& req, std::optional<uint32_t>* buffer) {
-  buffer->reset();
+PlannedFetch DataEngine::Plan(const FetchRequest& req) {
+  PlannedFetch out;
+  out.header = Refusal(req, ResponseStatus::kNotFound);
   std::optional<JobInfo> job = jobs_->Find(req.job_id);
-  if (!job) return Refusal(req, ResponseStatus::kNotFound);
-  if (!authorize_(req, *job)) return Refusal(req, ResponseStatus::kUnauthorized);
+  if (!job) return out;
+  if (!authorize_(req, *job)) {
+    out.header.status = ResponseStatus::kUnauthorized;
+    return out;
+  }
   MapOutputPaths paths;
-  if (!locator_.Locate(job->user, req.job_id, req.map_attempt_id, &paths))
-    return Refusal(req, ResponseStatus::kNotFound);
+  if (!locator_.Locate(job->user, req.job_id, req.map_attempt_id, &paths)) return out;
 
   std::shared_ptr<const SpillIndex> index;
   IndexStatus is = index_cache_.Get(
       req.map_attempt_id,
-      [&paths](const std::string&, SpillIndex* out) { return SpillIndex::Load(paths.index, out); },
+      [&paths](const std::string&, SpillIndex* idx) { return SpillIndex::Load(paths.index, idx); },
       &index);
-  if (is != IndexStatus::kOk) return Refusal(req, ResponseStatus::kServerError);
-
+  if (is != IndexStatus::kOk) {
+    out.header.status = ResponseStatus::kServerError;
+    return out;
+  }
   FetchPlan plan;
   ResponseStatus ps = PlanFetch(req, *index, pool_->buffer_size(), &plan);
-  if (ps != ResponseStatus::kOk) return Refusal(req, ps);
-  if (plan.header.chunk_length == 0) return plan.header;
+  if (ps != ResponseStatus::kOk) {
+    out.header.status = ps;
+    return out;
+  }
+  out.header = plan.header;
+  out.data_path = std::move(paths.data);
+  out.file_offset = plan.file_offset;
+  // file_offset - offset is the partition's start; the index parser bounded start + length.
+  out.partition_end = plan.file_offset - req.offset + plan.header.part_length;
+  return out;
+}
 
+FetchResponseHeader DataEngine::Handle(const FetchRequest& req, std::optional<uint32_t>* buffer) {
+  buffer->reset();
+  PlannedFetch plan = Plan(req);
+  if (plan.header.status != ResponseStatus::kOk || plan.header.chunk_length == 0)
+    return plan.header;
   std::optional<uint32_t> b = pool_->TryAcquire();
   if (!b) return Refusal(req, ResponseStatus::kBusy);
-  if (!PreadFully(paths.data, pool_->data(*b), plan.header.chunk_length, plan.file_offset)) {
+  if (!PreadFully(plan.data_path, pool_->data(*b), plan.header.chunk_length, plan.file_offset)) {
     pool_->Release(*b);
     return Refusal(req, ResponseStatus::kServerError);
   }

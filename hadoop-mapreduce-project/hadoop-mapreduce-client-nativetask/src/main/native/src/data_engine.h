@@ -1,8 +1,7 @@
 // Answers one fetch request from the files on this node: job registry -> authorization ->
 // output directory -> IndexCache -> fetch plan -> a positional read into a transport buffer.
-// Synchronous and thread-safe; the pipelined version (a disk thread filling buffers in
-// ReadScheduler order while sender threads drain them, seed 001 Fig. 5) will drive the same
-// steps.
+// Thread-safe. Handle() does it all synchronously (MofServer); Plan() stops before the read,
+// so the pipelined engine (pipelined_engine.h) can order reads across requests itself.
 #ifndef HADOOP_ACCEL_JBS_DATA_ENGINE_H
 #define HADOOP_ACCEL_JBS_DATA_ENGINE_H
 
@@ -20,6 +19,14 @@
 
 namespace hadoop_accel::jbs {
 
+// A request checked and planned, not yet read.
+struct PlannedFetch {
+  FetchResponseHeader header;  // status != kOk, or chunk_length == 0: answer it as it is
+  std::string data_path;       // file.out, when there is a chunk to read
+  uint64_t file_offset = 0;    // where the chunk starts in file.out
+  uint64_t partition_end = 0;  // where the partition ends in file.out (bounds prefetching)
+};
+
 class DataEngine {
  public:
   // Decides whether a request may read its job's output (the job-token HMAC check goes here).
@@ -36,6 +43,9 @@ class DataEngine {
   // The response for req. On kOk with a non-empty chunk, *buffer holds the pool buffer with
   // the chunk's bytes: the caller sends them and releases the buffer.
   FetchResponseHeader Handle(const FetchRequest& req, std::optional<uint32_t>* buffer);
+  // Every step of Handle but the read.
+  PlannedFetch Plan(const FetchRequest& req);
+  size_t buffer_size() const { return pool_->buffer_size(); }
 
   IndexCache::Stats index_stats() const { return index_cache_.stats(); }
 

@@ -15,10 +15,9 @@
 #include "control_channel.h"
 #include "data_engine.h"
 #include "job_registry.h"
-#include "mof_server.h"
+#include "epoll_server.h"
 #include "mof_supplier_auth.h"
 #include "mof_supplier_options.h"
-#include "transport.h"
 
 using namespace hadoop_accel::jbs;
 
@@ -39,8 +38,9 @@ int Run(const SupplierOptions& opt) {
                  r.map_attempt_id + " partition " + std::to_string(r.partition) + " from " +
                  (peer.empty() ? "unknown peer" : peer));
   };
-  std::unique_ptr<Transport> tcp = MakeTcpTransport();
-  MofServer server(tcp.get(), &engine, &pool, on_unauthorized);
+  // TCP is served by the epoll server; an RDMA transport would come in through MofServer (any
+  // Transport, a thread per connection) until it has an event loop of its own.
+  EpollServer server(&engine, &pool, EpollServer::Config{}, on_unauthorized);
   if (int e = server.Start(opt.listen)) {
     std::fprintf(stderr, "%scannot listen on %s:%u: %s\n", kLogPrefix, opt.listen.host.c_str(),
                  opt.listen.port, std::strerror(e));

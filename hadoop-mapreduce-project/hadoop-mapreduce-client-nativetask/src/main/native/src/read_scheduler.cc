@@ -53,4 +53,17 @@ std::optional<ReadOp> ReadScheduler::Next() {
   return op;
 }
 
+std::vector<ReadRequest> ReadScheduler::TakeAll() {
+  std::vector<ReadRequest> all;
+  all.reserve(pending_);
+  for (auto& [file, g] : groups_)
+    for (auto& [key, r] : g.reads) all.push_back(std::move(r));
+  groups_.clear();
+  ring_.clear();
+  cursor_ = ring_.end();
+  served_this_turn_ = 0;
+  pending_ = 0;
+  return all;
+}
+
 }  // namespace hadoop_accel::jbs

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "buffer_pool.h"
 
@@ -46,6 +47,9 @@ class ReadScheduler {
   // The next read to issue with a buffer acquired for it, or nullopt when nothing is pending
   // or every buffer is in use.
   std::optional<ReadOp> Next();
+
+  // Removes and returns every pending read (to refuse them all when no buffer comes free).
+  std::vector<ReadRequest> TakeAll();
 
   size_t pending() const { return pending_; }
   size_t groups() const { return ring_.size(); }

@@ -1,0 +1,372 @@
+#include "epoll_server.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tcp_socket.h"
+
+namespace hadoop_accel::jbs {
+namespace {
+
+constexpr uint64_t kListenTag = 0;
+constexpr uint64_t kWakeTag = UINT64_MAX;
+// Room for several whole request frames (each at most 12 + 512 bytes).
+constexpr size_t kInputCapacity = 16 * 1024;
+constexpr int kMaxIov = 64;
+
+}  // namespace
+
+struct EpollServer::Conn {
+  // A response on its way out: frame prefix, then the chunk from its pool buffer.
+  struct Out {
+    uint8_t prefix[kResponsePrefixSize];
+    std::optional<uint32_t> buffer;
+    uint32_t chunk_length = 0;
+    size_t sent = 0;  // of prefix + chunk
+  };
+
+  uint64_t id = 0;
+  int fd = -1;
+  std::string peer;
+  uint8_t in[kInputCapacity];
+  size_t in_len = 0;
+  uint64_t next_seq = 0;   // given to the next request parsed
+  uint64_t next_send = 0;  // the request whose answer goes out next
+  size_t unanswered = 0;   // parsed, answer not yet fully sent
+  std::map<uint64_t, FetchCompletion> ready;  // answers that came back ahead of their turn
+  std::deque<Out> out;
+  bool paused = false;     // not reading: too many unanswered, or the peer finished sending
+  bool peer_done = false;  // the peer shut down its sending side
+  uint32_t events = 0;     // what epoll watches now
+};
+
+EpollServer::EpollServer(DataEngine* planner, BufferPool* pool, Config config,
+                         UnauthorizedHook on_unauthorized)
+    : pool_(pool),
+      config_(config),
+      on_unauthorized_(std::move(on_unauthorized)),
+      engine_(planner, pool, config.engine, [this] {
+        uint64_t one = 1;
+        // The counter only saturates after 2^64 - 2 wake-ups without a read: ignore EAGAIN.
+        [[maybe_unused]] ssize_t w = ::write(wake_fd_, &one, sizeof(one));
+      }) {
+  if (config_.max_inflight == 0) config_.max_inflight = 1;
+}
+
+EpollServer::~EpollServer() { Stop(); }
+
+int EpollServer::Start(const Endpoint& at) {
+  if (started_) return EALREADY;
+  if (int e = ListenTcp(at, true, &listen_fd_, &port_)) return e;
+  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (epoll_fd_ < 0 || wake_fd_ < 0) {
+    int e = errno;
+    if (epoll_fd_ >= 0) ::close(epoll_fd_);
+    if (wake_fd_ >= 0) ::close(wake_fd_);
+    ::close(listen_fd_);
+    epoll_fd_ = wake_fd_ = listen_fd_ = -1;
+    return e;
+  }
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = kListenTag;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev);
+  ev.data.u64 = kWakeTag;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+  started_ = true;
+  engine_.Start();
+  loop_ = std::thread([this] { Loop(); });
+  return 0;
+}
+
+void EpollServer::Stop() {
+  if (!started_) return;
+  started_ = false;
+  stopping_ = true;
+  uint64_t one = 1;
+  [[maybe_unused]] ssize_t w = ::write(wake_fd_, &one, sizeof(one));
+  if (loop_.joinable()) loop_.join();  // closes every connection on its way out
+  engine_.Stop();                      // returns the buffers of answers nobody took
+  ::close(listen_fd_);
+  ::close(epoll_fd_);
+  ::close(wake_fd_);
+  listen_fd_ = epoll_fd_ = wake_fd_ = -1;
+}
+
+EpollServer::Stats EpollServer::stats() const {
+  Stats s;
+  s.accepted = accepted_;
+  s.rejected_connections = rejected_;
+  s.served = served_;
+  s.busy = busy_;
+  return s;
+}
+
+void EpollServer::Loop() {
+  epoll_event evs[128];
+  while (!stopping_) {
+    int n = ::epoll_wait(epoll_fd_, evs, 128, -1);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < n && !stopping_; ++i) {
+      uint64_t tag = evs[i].data.u64;
+      if (tag == kListenTag) {
+        AcceptAll();
+        continue;
+      }
+      if (tag == kWakeTag) {
+        uint64_t count;
+        [[maybe_unused]] ssize_t r = ::read(wake_fd_, &count, sizeof(count));
+        OnCompletions();
+        continue;
+      }
+      auto it = conns_.find(tag);
+      if (it == conns_.end()) continue;  // closed earlier in this batch
+      Conn* c = it->second.get();
+      if (evs[i].events & (EPOLLERR | EPOLLHUP)) {  // nothing more can reach the peer
+        CloseConn(c);
+        continue;
+      }
+      if (evs[i].events & EPOLLIN) {
+        OnReadable(c);
+        if (conns_.count(tag) == 0) continue;
+      }
+      if (evs[i].events & EPOLLOUT) Pump(c);
+    }
+  }
+  while (!conns_.empty()) CloseConn(conns_.begin()->second.get());
+}
+
+void EpollServer::AcceptAll() {
+  for (;;) {
+    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      return;  // EAGAIN, or out of descriptors: try again on the next readiness
+    }
+    if (conns_.size() >= config_.max_connections) {
+      ::close(fd);
+      continue;
+    }
+    int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    auto c = std::make_unique<Conn>();
+    c->id = next_conn_id_++;
+    c->fd = fd;
+    c->peer = TcpPeerName(fd);
+    c->events = EPOLLIN;
+    epoll_event ev{};
+    ev.events = c->events;
+    ev.data.u64 = c->id;
+    if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+      ::close(fd);
+      continue;
+    }
+    ++accepted_;
+    conns_.emplace(c->id, std::move(c));
+  }
+}
+
+void EpollServer::OnReadable(Conn* c) {
+  uint64_t id = c->id;
+  // A few reads per readiness, then the next connection's turn (epoll is level-triggered).
+  for (int round = 0; round < 4 && !c->paused; ++round) {
+    if (c->in_len == kInputCapacity) break;  // parse first
+    ssize_t r = ::recv(c->fd, c->in + c->in_len, kInputCapacity - c->in_len, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    if (r < 0) {
+      CloseConn(c);
+      return;
+    }
+    if (r == 0) {
+      // The peer is done sending. A partial frame will never complete; otherwise answer what
+      // it asked for, then close.
+      if (c->in_len > 0 || c->unanswered == 0) {
+        CloseConn(c);
+        return;
+      }
+      c->peer_done = c->paused = true;
+      break;
+    }
+    c->in_len += static_cast<size_t>(r);
+    if (!ParseRequests(c)) return;
+  }
+  if (conns_.count(id)) Pump(c);
+}
+
+bool EpollServer::ParseRequests(Conn* c) {
+  size_t pos = 0;
+  while (c->unanswered < config_.max_inflight) {
+    FetchRequest req;
+    size_t used = 0;
+    WireStatus s = DecodeRequest(c->in + pos, c->in_len - pos, &req, &used);
+    if (s == WireStatus::kNeedMore) break;
+    if (s != WireStatus::kOk) {  // junk: its request id is unknown, nobody to answer
+      ++rejected_;
+      CloseConn(c);
+      return false;
+    }
+    pos += used;
+    uint64_t seq = c->next_seq++;
+    ++c->unanswered;
+    uint64_t request_id = req.request_id;
+    if (!engine_.Submit(c->id, seq, std::move(req))) {
+      ++busy_;
+      FetchCompletion busy;
+      busy.conn = c->id;
+      busy.seq = seq;
+      busy.request.request_id = request_id;
+      busy.header.request_id = request_id;
+      busy.header.status = ResponseStatus::kBusy;
+      c->ready.emplace(seq, std::move(busy));
+    }
+  }
+  if (pos > 0) {
+    std::memmove(c->in, c->in + pos, c->in_len - pos);
+    c->in_len -= pos;
+  }
+  if (c->unanswered >= config_.max_inflight) c->paused = true;
+  return true;
+}
+
+void EpollServer::OnCompletions() {
+  std::vector<FetchCompletion> done;
+  engine_.TakeCompletions(&done);
+  std::vector<uint64_t> touched;
+  for (FetchCompletion& d : done) {
+    auto it = conns_.find(d.conn);
+    if (it == conns_.end()) {  // the connection closed while its read was under way
+      if (d.buffer) engine_.ReleaseBuffer(*d.buffer);
+      continue;
+    }
+    if (d.header.status == ResponseStatus::kUnauthorized && on_unauthorized_)
+      on_unauthorized_(d.request, it->second->peer);
+    if (d.header.status == ResponseStatus::kBusy) ++busy_;
+    touched.push_back(d.conn);
+    uint64_t seq = d.seq;
+    it->second->ready.emplace(seq, std::move(d));
+  }
+  for (uint64_t id : touched) {
+    auto it = conns_.find(id);
+    if (it != conns_.end()) Pump(it->second.get());
+  }
+}
+
+void EpollServer::FlushInOrder(Conn* c) {
+  for (auto it = c->ready.begin(); it != c->ready.end() && it->first == c->next_send;
+       it = c->ready.erase(it), ++c->next_send) {
+    FetchCompletion& d = it->second;
+    Conn::Out& o = c->out.emplace_back();
+    if (EncodeResponsePrefix(d.header, o.prefix, sizeof(o.prefix)) != WireStatus::kOk) {
+      // Cannot happen for headers the planner built; never send what the client would refuse.
+      if (d.buffer) engine_.ReleaseBuffer(*d.buffer);
+      d.buffer.reset();
+      FetchResponseHeader err;
+      err.request_id = d.header.request_id;
+      err.status = ResponseStatus::kServerError;
+      EncodeResponsePrefix(err, o.prefix, sizeof(o.prefix));
+      continue;
+    }
+    o.buffer = d.buffer;
+    o.chunk_length = d.buffer ? d.header.chunk_length : 0;
+  }
+}
+
+bool EpollServer::Send(Conn* c) {
+  while (!c->out.empty()) {
+    iovec iov[kMaxIov];
+    int n = 0;
+    for (const Conn::Out& o : c->out) {
+      if (n + 2 > kMaxIov) break;
+      size_t s = o.sent;
+      if (s < kResponsePrefixSize) {
+        iov[n++] = {const_cast<uint8_t*>(o.prefix) + s, kResponsePrefixSize - s};
+        s = 0;
+      } else {
+        s -= kResponsePrefixSize;
+      }
+      if (o.chunk_length > s) iov[n++] = {pool_->data(*o.buffer) + s, o.chunk_length - s};
+    }
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = static_cast<size_t>(n);
+    ssize_t w = ::sendmsg(c->fd, &msg, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;  // EPOLLOUT resumes
+    if (w < 0) {
+      CloseConn(c);
+      return false;
+    }
+    size_t done = static_cast<size_t>(w);
+    while (done > 0) {
+      Conn::Out& o = c->out.front();
+      size_t left = kResponsePrefixSize + o.chunk_length - o.sent;
+      if (done < left) {
+        o.sent += done;
+        break;
+      }
+      done -= left;
+      if (o.buffer) engine_.ReleaseBuffer(*o.buffer);
+      c->out.pop_front();
+      --c->unanswered;
+      ++served_;
+    }
+  }
+  return true;
+}
+
+void EpollServer::Pump(Conn* c) {
+  FlushInOrder(c);
+  if (!Send(c)) return;
+  if (c->paused && !c->peer_done && c->unanswered < config_.max_inflight) {
+    c->paused = false;  // answers drained: take the requests already buffered, read again
+    if (!ParseRequests(c)) return;
+    FlushInOrder(c);
+    if (!Send(c)) return;
+  }
+  if (c->peer_done && c->unanswered == 0) {
+    CloseConn(c);
+    return;
+  }
+  UpdateInterest(c);
+}
+
+void EpollServer::UpdateInterest(Conn* c) {
+  uint32_t want = (c->paused ? 0u : static_cast<uint32_t>(EPOLLIN)) |
+                  (c->out.empty() ? 0u : static_cast<uint32_t>(EPOLLOUT));
+  if (want == c->events) return;
+  epoll_event ev{};
+  ev.events = want;
+  ev.data.u64 = c->id;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c->fd, &ev);
+  c->events = want;
+}
+
+void EpollServer::CloseConn(Conn* c) {
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd, nullptr);
+  ::close(c->fd);
+  for (Conn::Out& o : c->out)
+    if (o.buffer) engine_.ReleaseBuffer(*o.buffer);
+  for (auto& [seq, d] : c->ready)
+    if (d.buffer) engine_.ReleaseBuffer(*d.buffer);
+  conns_.erase(c->id);  // frees c
+}
+
+}  // namespace hadoop_accel::jbs

@@ -1,0 +1,82 @@
+// The MOFSupplier's TCP server (seed 004 §3.3.1): one epoll thread accepts connections, parses
+// requests incrementally from non-blocking sockets and sends responses with writev (frame
+// prefix + chunk straight from its pool buffer, partial writes resumed on EPOLLOUT); a
+// PipelinedEngine's disk thread reads the chunks meanwhile. Requests on a connection are
+// answered in order, so a client may pipeline; a connection with max_inflight unanswered
+// requests is not read from until its answers drain (TCP pushes back on the client). A
+// connection that sends anything but valid request frames is closed; the others carry on.
+#ifndef HADOOP_ACCEL_JBS_EPOLL_SERVER_H
+#define HADOOP_ACCEL_JBS_EPOLL_SERVER_H
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <unordered_map>
+
+#include "buffer_pool.h"
+#include "data_engine.h"
+#include "fetch_server.h"
+#include "pipelined_engine.h"
+
+namespace hadoop_accel::jbs {
+
+class EpollServer : public FetchServer {
+ public:
+  struct Config {
+    PipelinedEngine::Config engine;
+    size_t max_inflight = 32;       // unanswered requests per connection before reading stops
+    size_t max_connections = 4096;  // beyond: accepted and closed at once
+  };
+  struct Stats {
+    uint64_t accepted = 0;
+    uint64_t rejected_connections = 0;  // closed for sending junk
+    uint64_t served = 0;                // responses fully sent
+    uint64_t busy = 0;                  // BUSY answers (queue full or no buffer in time)
+  };
+
+  EpollServer(DataEngine* planner, BufferPool* pool, Config config,
+              UnauthorizedHook on_unauthorized = nullptr);
+  ~EpollServer() override;
+
+  int Start(const Endpoint& at) override;
+  uint16_t port() const override { return port_; }
+  void Stop() override;
+
+  Stats stats() const;
+  PipelinedEngine::Stats engine_stats() const { return engine_.stats(); }
+
+ private:
+  struct Conn;
+  void Loop();
+  void AcceptAll();
+  void OnReadable(Conn* c);
+  // Each returns false (or, for Pump, may return) after closing c: do not touch c then.
+  bool ParseRequests(Conn* c);
+  void OnCompletions();
+  void FlushInOrder(Conn* c);
+  bool Send(Conn* c);
+  void Pump(Conn* c);  // queue answers in order, send, resume reading when drained
+  void UpdateInterest(Conn* c);
+  void CloseConn(Conn* c);
+
+  BufferPool* pool_;
+  Config config_;
+  UnauthorizedHook on_unauthorized_;
+  PipelinedEngine engine_;
+  int listen_fd_ = -1;
+  int epoll_fd_ = -1;
+  int wake_fd_ = -1;  // eventfd: completions ready, or Stop()
+  uint16_t port_ = 0;
+  std::atomic<bool> stopping_{false};
+  bool started_ = false;
+  std::thread loop_;
+  uint64_t next_conn_id_ = 1;
+  std::unordered_map<uint64_t, std::unique_ptr<Conn>> conns_;  // epoll thread only
+
+  std::atomic<uint64_t> accepted_{0}, rejected_{0}, served_{0}, busy_{0};
+};
+
+}  // namespace hadoop_accel::jbs
+
+#endif

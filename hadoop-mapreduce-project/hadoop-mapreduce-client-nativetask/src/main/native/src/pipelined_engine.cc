@@ -1,0 +1,256 @@
+#include "pipelined_engine.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+#include <unordered_map>
+#include <utility>
+
+#include "open_file_cache.h"
+#include "prefetch_cache.h"
+#include "read_scheduler.h"
+
+namespace hadoop_accel::jbs {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using FileOffset = std::pair<std::string, uint64_t>;
+
+// A planned request waiting in the ReadScheduler for its read.
+struct Ticket {
+  uint64_t conn, seq;
+  FetchRequest req;
+  FetchResponseHeader header;
+  uint64_t partition_end;
+};
+
+// A chunk worth reading ahead: the one after a chunk just served.
+struct Candidate {
+  std::string file;
+  uint64_t offset;
+  uint64_t partition_end;
+};
+
+FetchResponseHeader Refused(const FetchRequest& req, ResponseStatus s) {
+  FetchResponseHeader h;
+  h.request_id = req.request_id;
+  h.status = s;
+  return h;
+}
+
+}  // namespace
+
+PipelinedEngine::PipelinedEngine(DataEngine* planner, BufferPool* pool, Config config,
+                                 Notify notify)
+    : planner_(planner), pool_(pool), config_(config), notify_(std::move(notify)) {
+  if (planner_ == nullptr || pool_ == nullptr || !notify_)
+    throw std::invalid_argument("pipelined engine: planner, pool and notify required");
+  if (planner_->buffer_size() != pool_->buffer_size())
+    throw std::invalid_argument("pipelined engine: planner and pool disagree on buffer size");
+  if (config_.max_queued == 0) config_.max_queued = 4 * pool_->count();
+  if (config_.max_prefetched == 0) config_.max_prefetched = std::max<size_t>(1, pool_->count() / 4);
+}
+
+PipelinedEngine::~PipelinedEngine() { Stop(); }
+
+void PipelinedEngine::Start() { disk_ = std::thread([this] { DiskLoop(); }); }
+
+void PipelinedEngine::Stop() {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (disk_.joinable()) disk_.join();
+  std::lock_guard<std::mutex> g(mu_);
+  for (FetchCompletion& c : done_)
+    if (c.buffer) pool_->Release(*c.buffer);
+  done_.clear();
+  incoming_.clear();
+}
+
+bool PipelinedEngine::Submit(uint64_t conn, uint64_t seq, FetchRequest req) {
+  if (queued_.load() >= config_.max_queued) return false;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (stopping_) return false;
+    ++queued_;
+    incoming_.push_back({conn, seq, std::move(req)});
+  }
+  cv_.notify_one();
+  return true;
+}
+
+void PipelinedEngine::TakeCompletions(std::vector<FetchCompletion>* out) {
+  std::lock_guard<std::mutex> g(mu_);
+  for (FetchCompletion& c : done_) out->push_back(std::move(c));
+  done_.clear();
+}
+
+void PipelinedEngine::ReleaseBuffer(uint32_t buffer) {
+  pool_->Release(buffer);
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (!wants_buffers_) return;  // nobody waits: spare the disk thread a wake-up per send
+    released_ = true;
+  }
+  cv_.notify_one();
+}
+
+void PipelinedEngine::Complete(FetchCompletion c) {
+  bool was_empty;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    was_empty = done_.empty();
+    done_.push_back(std::move(c));
+  }
+  --queued_;
+  if (was_empty) notify_();  // the taker drains everything, so one wake-up per batch
+}
+
+PipelinedEngine::Stats PipelinedEngine::stats() const {
+  Stats s;
+  s.requests = requests_;
+  s.disk_reads = disk_reads_;
+  s.prefetch_reads = prefetch_reads_;
+  s.prefetch_hits = prefetch_hits_;
+  s.prefetch_dropped = prefetch_dropped_;
+  s.busy = busy_;
+  s.file_opens = file_opens_;
+  return s;
+}
+
+void PipelinedEngine::DiskLoop() {
+  ReadScheduler sched(pool_, config_.reads_per_turn);
+  OpenFileCache files(config_.open_files);
+  PrefetchCache cache(config_.max_prefetched);
+  std::unordered_map<uint64_t, Ticket> tickets;  // by ReadRequest::request_id
+  std::multiset<FileOffset> demanded;            // chunks some ticket will read anyway
+  std::deque<Candidate> candidates;
+  uint64_t next_ticket = 0;
+  Clock::time_point last_progress = Clock::now();
+  const auto buffer_wait = std::chrono::milliseconds(config_.buffer_wait_ms);
+  const size_t prefetch_reserve = pool_->count() / 4;  // buffers left to demand reads
+
+  auto note_candidate = [&](const std::string& file, uint64_t next, uint64_t end) {
+    if (!config_.prefetch || next >= end) return;
+    candidates.push_back({file, next, end});
+    if (candidates.size() > 4 * config_.max_prefetched) candidates.pop_front();
+  };
+  auto can_prefetch = [&] {
+    return !candidates.empty() && pool_->free_count() > prefetch_reserve;
+  };
+
+  for (;;) {
+    std::deque<Incoming> batch;
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      wants_buffers_ = sched.pending() > 0 || !candidates.empty();
+      while (!stopping_ && incoming_.empty() && !released_) {
+        if (sched.pending() > 0 ? pool_->free_count() > 0 : can_prefetch()) break;
+        if (sched.pending() == 0) {
+          cv_.wait(lk);
+        } else if (cv_.wait_until(lk, last_progress + buffer_wait) == std::cv_status::timeout) {
+          break;
+        }
+      }
+      if (stopping_) break;
+      batch.swap(incoming_);
+      released_ = false;
+    }
+    if (sched.pending() == 0) last_progress = Clock::now();
+
+    // 1. Plan what came in; answer refusals, empty chunks and prefetched chunks at once.
+    for (Incoming& in : batch) {
+      ++requests_;
+      PlannedFetch p = planner_->Plan(in.req);
+      const uint32_t len = p.header.chunk_length;
+      if (p.header.status != ResponseStatus::kOk || len == 0) {
+        Complete({in.conn, in.seq, std::move(in.req), p.header, std::nullopt});
+        continue;
+      }
+      if (std::optional<PrefetchedChunk> hit = cache.Take(p.data_path, p.file_offset)) {
+        if (hit->length >= len) {
+          ++prefetch_hits_;
+          note_candidate(p.data_path, p.file_offset + len, p.partition_end);
+          Complete({in.conn, in.seq, std::move(in.req), p.header, hit->buffer});
+          continue;
+        }
+        pool_->Release(hit->buffer);  // read shorter than now asked for: read again
+      }
+      uint64_t id = next_ticket++;
+      demanded.insert({p.data_path, p.file_offset});
+      sched.Submit({id, p.data_path, p.file_offset, len});
+      tickets.emplace(id, Ticket{in.conn, in.seq, std::move(in.req), p.header, p.partition_end});
+    }
+
+    // 2. Demand reads in scheduler order while buffers last; prefetched chunks yield theirs.
+    for (;;) {
+      std::optional<ReadOp> op = sched.Next();
+      if (!op) {
+        if (sched.pending() == 0) break;
+        std::optional<uint32_t> b = cache.EvictOldest();
+        if (!b) break;
+        pool_->Release(*b);
+        ++prefetch_dropped_;
+        continue;
+      }
+      last_progress = Clock::now();
+      auto it = tickets.find(op->request_id);
+      Ticket t = std::move(it->second);
+      tickets.erase(it);
+      demanded.erase(demanded.find({op->file, op->file_offset}));
+      FetchCompletion c{t.conn, t.seq, std::move(t.req), t.header, std::nullopt};
+      if (files.ReadFully(op->file, pool_->data(op->buffer), op->length, op->file_offset)) {
+        ++disk_reads_;
+        c.buffer = op->buffer;
+        note_candidate(op->file, op->file_offset + op->length, t.partition_end);
+      } else {
+        pool_->Release(op->buffer);  // file.out shorter than its index says, or I/O error
+        c.header = Refused(c.request, ResponseStatus::kServerError);
+      }
+      Complete(std::move(c));
+    }
+
+    // 3. No buffer came free for too long: the buffers are held by answers that cannot be
+    // sent before the ones waiting here. Refuse the waiting ones (BUSY) so the others drain.
+    if (sched.pending() > 0 && Clock::now() - last_progress >= buffer_wait) {
+      for (ReadRequest& r : sched.TakeAll()) {
+        auto it = tickets.find(r.request_id);
+        Ticket t = std::move(it->second);
+        tickets.erase(it);
+        ++busy_;
+        Complete({t.conn, t.seq, t.req, Refused(t.req, ResponseStatus::kBusy), std::nullopt});
+      }
+      demanded.clear();
+      last_progress = Clock::now();
+    }
+
+    // 4. Read ahead, a couple of chunks at a time so new requests are not kept waiting.
+    for (int n = 0; n < 2 && sched.pending() == 0 && can_prefetch(); ++n) {
+      Candidate c = std::move(candidates.front());
+      candidates.pop_front();
+      if (cache.Contains(c.file, c.offset) || demanded.count({c.file, c.offset})) continue;
+      if (cache.full()) {
+        pool_->Release(*cache.EvictOldest());
+        ++prefetch_dropped_;
+      }
+      std::optional<uint32_t> b = pool_->TryAcquire();
+      if (!b) break;
+      uint32_t len = static_cast<uint32_t>(
+          std::min<uint64_t>(pool_->buffer_size(), c.partition_end - c.offset));
+      if (!files.ReadFully(c.file, pool_->data(*b), len, c.offset)) {
+        pool_->Release(*b);
+        continue;
+      }
+      ++prefetch_reads_;
+      cache.Put(c.file, c.offset, {*b, len});
+    }
+    file_opens_ = files.opens();
+  }
+
+  // Stopping: give back what only this thread knows about.
+  while (std::optional<uint32_t> b = cache.EvictOldest()) pool_->Release(*b);
+}
+
+}  // namespace hadoop_accel::jbs
