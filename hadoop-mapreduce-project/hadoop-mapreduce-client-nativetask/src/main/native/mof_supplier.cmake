@@ -15,3 +15,10 @@ set_target_properties(jbs_mof_supplier PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${JB
 add_executable(jbs_supplier_test test/epoll_server_test.cc)
 target_link_libraries(jbs_supplier_test PRIVATE jbs_supplier GTest::gtest GTest::gtest_main)
 gtest_discover_tests(jbs_supplier_test PROPERTIES TIMEOUT 60)
+
+add_executable(jbs_supplier_process_test test/mof_supplier_process_test.cc)
+target_link_libraries(jbs_supplier_process_test PRIVATE jbs_supplier GTest::gtest GTest::gtest_main)
+target_compile_definitions(jbs_supplier_process_test PRIVATE
+  JBS_MOF_SUPPLIER_BIN="$<TARGET_FILE:jbs_mof_supplier>")
+add_dependencies(jbs_supplier_process_test jbs_mof_supplier)
+gtest_discover_tests(jbs_supplier_process_test PROPERTIES TIMEOUT 60)
