@@ -1,6 +1,7 @@
 #include "epoll_server.h"
 
 #include <netinet/in.h>
+#include <pthread.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -89,7 +90,10 @@ int EpollServer::Start(const Endpoint& at) {
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
   started_ = true;
   engine_.Start();
-  loop_ = std::thread([this] { Loop(); });
+  loop_ = std::thread([this] {
+    ::pthread_setname_np(::pthread_self(), "jbs-epoll");  // for top -H, perf, gdb
+    Loop();
+  });
   return 0;
 }
 

@@ -1,6 +1,9 @@
 #include "pipelined_engine.h"
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
@@ -49,35 +52,49 @@ PipelinedEngine::PipelinedEngine(DataEngine* planner, BufferPool* pool, Config c
     throw std::invalid_argument("pipelined engine: planner and pool disagree on buffer size");
   if (config_.max_queued == 0) config_.max_queued = 4 * pool_->count();
   if (config_.max_prefetched == 0) config_.max_prefetched = std::max<size_t>(1, pool_->count() / 4);
+  config_.disk_threads = std::clamp<size_t>(config_.disk_threads, 1, 16);
+  for (size_t i = 0; i < config_.disk_threads; ++i) lanes_.push_back(std::make_unique<Lane>());
 }
 
 PipelinedEngine::~PipelinedEngine() { Stop(); }
 
-void PipelinedEngine::Start() { disk_ = std::thread([this] { DiskLoop(); }); }
+void PipelinedEngine::Start() {
+  for (auto& lane : lanes_) {
+    Lane* l = lane.get();
+    l->thread = std::thread([this, l] {
+      ::pthread_setname_np(::pthread_self(), "jbs-disk");  // for top -H, perf, gdb
+      DiskLoop(l);
+    });
+  }
+}
 
 void PipelinedEngine::Stop() {
   {
     std::lock_guard<std::mutex> g(mu_);
     stopping_ = true;
   }
-  cv_.notify_all();
-  if (disk_.joinable()) disk_.join();
+  for (auto& lane : lanes_) {
+    lane->cv.notify_all();
+    if (lane->thread.joinable()) lane->thread.join();
+  }
   std::lock_guard<std::mutex> g(mu_);
   for (FetchCompletion& c : done_)
     if (c.buffer) pool_->Release(*c.buffer);
   done_.clear();
-  incoming_.clear();
+  for (auto& lane : lanes_) lane->incoming.clear();
 }
 
 bool PipelinedEngine::Submit(uint64_t conn, uint64_t seq, FetchRequest req) {
   if (queued_.load() >= config_.max_queued) return false;
+  // One map output's reads always go to the same lane, so they stay in offset order.
+  Lane* lane = lanes_[std::hash<std::string>{}(req.map_attempt_id) % lanes_.size()].get();
   {
     std::lock_guard<std::mutex> g(mu_);
     if (stopping_) return false;
     ++queued_;
-    incoming_.push_back({conn, seq, std::move(req)});
+    lane->incoming.push_back({conn, seq, std::move(req)});
   }
-  cv_.notify_one();
+  lane->cv.notify_one();
   return true;
 }
 
@@ -89,12 +106,12 @@ void PipelinedEngine::TakeCompletions(std::vector<FetchCompletion>* out) {
 
 void PipelinedEngine::ReleaseBuffer(uint32_t buffer) {
   pool_->Release(buffer);
-  {
-    std::lock_guard<std::mutex> g(mu_);
-    if (!wants_buffers_) return;  // nobody waits: spare the disk thread a wake-up per send
-    released_ = true;
+  std::lock_guard<std::mutex> g(mu_);
+  for (auto& lane : lanes_) {
+    if (!lane->wants_buffers) continue;  // nobody waits: spare a wake-up per send
+    lane->released = true;
+    lane->cv.notify_one();
   }
-  cv_.notify_one();
 }
 
 void PipelinedEngine::Complete(FetchCompletion c) {
@@ -120,22 +137,38 @@ PipelinedEngine::Stats PipelinedEngine::stats() const {
   return s;
 }
 
-void PipelinedEngine::DiskLoop() {
+void PipelinedEngine::DiskLoop(Lane* lane) {
+  const size_t lanes = lanes_.size();
   ReadScheduler sched(pool_, config_.reads_per_turn);
-  OpenFileCache files(config_.open_files);
-  PrefetchCache cache(config_.max_prefetched);
+  OpenFileCache files(std::max<size_t>(1, config_.open_files / lanes));
+  PrefetchCache cache(std::max<size_t>(1, config_.max_prefetched / lanes));
   std::unordered_map<uint64_t, Ticket> tickets;  // by ReadRequest::request_id
   std::multiset<FileOffset> demanded;            // chunks some ticket will read anyway
   std::deque<Candidate> candidates;
   uint64_t next_ticket = 0;
+  uint64_t opens_counted = 0;
   Clock::time_point last_progress = Clock::now();
   const auto buffer_wait = std::chrono::milliseconds(config_.buffer_wait_ms);
   const size_t prefetch_reserve = pool_->count() / 4;  // buffers left to demand reads
 
-  auto note_candidate = [&](const std::string& file, uint64_t next, uint64_t end) {
-    if (!config_.prefetch || next >= end) return;
+  // How far each partition (file, partition end) has been served: a candidate below that was
+  // served on demand before its read-ahead came up, and reading it now would be wasted.
+  std::map<FileOffset, uint64_t> served_to;
+  auto note_served = [&](const std::string& file, uint64_t next, uint64_t end) {
+    if (next >= end) {
+      served_to.erase({file, end});
+      return;
+    }
+    if (served_to.size() > 4096) served_to.clear();  // abandoned partitions: forget them all
+    uint64_t& to = served_to[{file, end}];
+    to = std::max(to, next);
+    if (!config_.prefetch) return;
     candidates.push_back({file, next, end});
-    if (candidates.size() > 4 * config_.max_prefetched) candidates.pop_front();
+    if (candidates.size() > 4 * config_.max_prefetched / lanes) candidates.pop_front();
+  };
+  auto stale = [&](const Candidate& c) {
+    auto it = served_to.find({c.file, c.partition_end});
+    return it == served_to.end() || it->second > c.offset;
   };
   auto can_prefetch = [&] {
     return !candidates.empty() && pool_->free_count() > prefetch_reserve;
@@ -145,18 +178,19 @@ void PipelinedEngine::DiskLoop() {
     std::deque<Incoming> batch;
     {
       std::unique_lock<std::mutex> lk(mu_);
-      wants_buffers_ = sched.pending() > 0 || !candidates.empty();
-      while (!stopping_ && incoming_.empty() && !released_) {
+      lane->wants_buffers = sched.pending() > 0 || !candidates.empty();
+      while (!stopping_ && lane->incoming.empty() && !lane->released) {
         if (sched.pending() > 0 ? pool_->free_count() > 0 : can_prefetch()) break;
         if (sched.pending() == 0) {
-          cv_.wait(lk);
-        } else if (cv_.wait_until(lk, last_progress + buffer_wait) == std::cv_status::timeout) {
+          lane->cv.wait(lk);
+        } else if (lane->cv.wait_until(lk, last_progress + buffer_wait) ==
+                   std::cv_status::timeout) {
           break;
         }
       }
       if (stopping_) break;
-      batch.swap(incoming_);
-      released_ = false;
+      batch.swap(lane->incoming);
+      lane->released = false;
     }
     if (sched.pending() == 0) last_progress = Clock::now();
 
@@ -172,7 +206,7 @@ void PipelinedEngine::DiskLoop() {
       if (std::optional<PrefetchedChunk> hit = cache.Take(p.data_path, p.file_offset)) {
         if (hit->length >= len) {
           ++prefetch_hits_;
-          note_candidate(p.data_path, p.file_offset + len, p.partition_end);
+          note_served(p.data_path, p.file_offset + len, p.partition_end);
           Complete({in.conn, in.seq, std::move(in.req), p.header, hit->buffer});
           continue;
         }
@@ -204,7 +238,7 @@ void PipelinedEngine::DiskLoop() {
       if (files.ReadFully(op->file, pool_->data(op->buffer), op->length, op->file_offset)) {
         ++disk_reads_;
         c.buffer = op->buffer;
-        note_candidate(op->file, op->file_offset + op->length, t.partition_end);
+        note_served(op->file, op->file_offset + op->length, t.partition_end);
       } else {
         pool_->Release(op->buffer);  // file.out shorter than its index says, or I/O error
         c.header = Refused(c.request, ResponseStatus::kServerError);
@@ -230,7 +264,8 @@ void PipelinedEngine::DiskLoop() {
     for (int n = 0; n < 2 && sched.pending() == 0 && can_prefetch(); ++n) {
       Candidate c = std::move(candidates.front());
       candidates.pop_front();
-      if (cache.Contains(c.file, c.offset) || demanded.count({c.file, c.offset})) continue;
+      if (stale(c) || cache.Contains(c.file, c.offset) || demanded.count({c.file, c.offset}))
+        continue;
       if (cache.full()) {
         pool_->Release(*cache.EvictOldest());
         ++prefetch_dropped_;
@@ -246,7 +281,8 @@ void PipelinedEngine::DiskLoop() {
       ++prefetch_reads_;
       cache.Put(c.file, c.offset, {*b, len});
     }
-    file_opens_ = files.opens();
+    file_opens_ += files.opens() - opens_counted;
+    opens_counted = files.opens();
   }
 
   // Stopping: give back what only this thread knows about.

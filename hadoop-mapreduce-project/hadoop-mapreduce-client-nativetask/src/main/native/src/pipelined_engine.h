@@ -1,9 +1,11 @@
 // The pipelined DataEngine (seed 001 Fig. 5, seed 004 §3.3.1): requests from every connection
-// go into one queue; a disk thread plans them (registry, MAC, index), reads their chunks in
+// go into a queue; a disk thread plans them (registry, MAC, index), reads their chunks in
 // ReadScheduler order (grouped by map output file, offset order, files round-robin) into pool
 // buffers, and after each read prefetches the partition's next chunk into a free buffer (the
 // PrefetchCache), so the next request for it is answered from memory. Finished responses are
 // handed back to the network side, which sends them while the disk thread goes on reading.
+// With disk_threads > 1 each thread owns the map outputs whose attempt id hashes to it, so
+// reads of one file stay in one thread's offset order while the disk sees several at once.
 //
 // Backpressure: at most max_queued requests wait at a time (beyond: the caller answers BUSY);
 // a read waits for a buffer freed by a finished send, giving up prefetched chunks first, and
@@ -18,6 +20,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -47,6 +50,7 @@ class PipelinedEngine {
     bool prefetch = true;
     size_t max_prefetched = 0;   // 0: a quarter of the pool
     int buffer_wait_ms = 200;
+    size_t disk_threads = 1;
   };
   struct Stats {
     uint64_t requests = 0;
@@ -83,8 +87,16 @@ class PipelinedEngine {
     uint64_t conn, seq;
     FetchRequest req;
   };
+  // One disk thread and what reaches it; guarded by mu_ except the thread itself.
+  struct Lane {
+    std::condition_variable cv;
+    std::deque<Incoming> incoming;
+    bool released = false;
+    bool wants_buffers = false;  // waits with reads to do: wake it when a buffer comes back
+    std::thread thread;
+  };
 
-  void DiskLoop();
+  void DiskLoop(Lane* lane);
   void Complete(FetchCompletion c);
 
   DataEngine* planner_;
@@ -93,14 +105,10 @@ class PipelinedEngine {
   Notify notify_;
 
   std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Incoming> incoming_;
+  std::vector<std::unique_ptr<Lane>> lanes_;
   std::vector<FetchCompletion> done_;
-  bool released_ = false;
-  bool wants_buffers_ = false;  // the disk thread waits with reads to do: wake it on a release
   bool stopping_ = false;
   std::atomic<size_t> queued_{0};  // submitted, not yet completed
-  std::thread disk_;
 
   std::atomic<uint64_t> requests_{0}, disk_reads_{0}, prefetch_reads_{0}, prefetch_hits_{0},
       prefetch_dropped_{0}, busy_{0}, file_opens_{0};

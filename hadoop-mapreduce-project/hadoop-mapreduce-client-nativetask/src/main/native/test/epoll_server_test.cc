@@ -105,6 +105,19 @@ TEST_F(EpollServerTest, ConcurrentPipelinedClientsGetEveryByte) {
   ExpectAllBuffersBack();
 }
 
+TEST_F(EpollServerTest, TwoDiskThreadsServeTheSameBytes) {
+  WriteOutputs(8, 5);
+  EpollServer::Config cfg;
+  cfg.engine.disk_threads = 2;
+  Start(32, cfg);
+  std::atomic<int> good{0};
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 6; ++i) clients.emplace_back([&, i] { good += PullEverything(1 + 3 * i); });
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(good.load(), 6);
+  ExpectAllBuffersBack();
+}
+
 TEST_F(EpollServerTest, ReadAheadServesTheNextChunkFromMemory) {
   WriteMapOutput(dir1_.path(), kUser, kJob, AttemptOf(kJob, 0), {20 * kBuf + 5}, &rng_,
                  &outputs_);
@@ -113,6 +126,8 @@ TEST_F(EpollServerTest, ReadAheadServesTheNextChunkFromMemory) {
   PipelinedEngine::Stats es = server_->engine_stats();
   // 21 chunks: the first is read on demand, nearly all others were read ahead.
   EXPECT_GE(es.prefetch_hits, 15u) << "demand reads " << es.disk_reads;
+  EXPECT_EQ(es.disk_reads + es.prefetch_reads, 21u);  // every chunk read once
+  EXPECT_EQ(es.prefetch_dropped, 0u);
   EXPECT_EQ(es.file_opens, 1u);
   ExpectAllBuffersBack();
 }

@@ -3,13 +3,15 @@
 // loopback TCP itself allows). Not run by ctest; numbers in the module's benchmarks/README.md.
 //
 //   jbs_supplier_bench [--maps 8] [--partitions 8] [--part-bytes 2097152] [--conns 8]
-//                      [--window 4] [--dir /tmp]
+//                      [--window 4] [--dir /tmp] [--only epoll|threaded] [--cold 1]
+//                      [--disk-threads 1]
 //
 // Map outputs are written once (so they sit in the page cache: this measures the serving
 // path, not the disk). Each connection pulls a share of the (map, partition) segments with
 // `window` requests in flight, one chunk per request, as the NetMerger will. For each transport
 // buffer size (64, 128, 256 KiB) it prints MB/s of the baseline, the epoll server with the
 // pipelined engine, and the thread-per-connection MofServer, and the ratios to the baseline.
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -48,7 +50,23 @@ struct Options {
   int maps = 8, partitions = 8, conns = 8, window = 4;
   size_t part_bytes = 2u << 20;
   std::string dir = "/tmp";
+  std::string only;  // "epoll" or "threaded": run just that server (profiling)
+  size_t disk_threads = 1;
+  bool cold = false;  // drop the map outputs from the page cache before each server run
 };
+
+// Evicts the files under root from the page cache (written back first), so the next run
+// reads from the disk: what the seeds' read ordering is about.
+void DropFromPageCache(const std::string& root) {
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+    if (!e.is_regular_file()) continue;
+    int fd = ::open(e.path().c_str(), O_RDONLY);
+    if (fd < 0) continue;
+    ::fdatasync(fd);
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    ::close(fd);
+  }
+}
 
 std::string Attempt(int m) {
   char b[96];
@@ -216,6 +234,9 @@ bool ParseArgs(int argc, char** argv, Options* o) {
     else if (k == "--conns") o->conns = std::stoi(v);
     else if (k == "--window") o->window = std::stoi(v);
     else if (k == "--dir") o->dir = v;
+    else if (k == "--only") o->only = v;
+    else if (k == "--cold") o->cold = v == "1";
+    else if (k == "--disk-threads") o->disk_threads = std::stoul(v);
     else return false;
   }
   return argc % 2 == 1 && o->maps > 0 && o->partitions > 0 && o->conns > 0 && o->window > 0 &&
@@ -234,8 +255,10 @@ int main(int argc, char** argv) {
   std::string tmpl = o.dir + "/jbs_bench_XXXXXX";
   std::string root = ::mkdtemp(tmpl.data());
   WriteOutputs(o, root);
-  std::printf("maps %d partitions %d part_bytes %zu conns %d window %d (%.0f MB per run)\n",
-              o.maps, o.partitions, o.part_bytes, o.conns, o.window,
+  std::printf("maps %d partitions %d part_bytes %zu conns %d window %d disk_threads %zu%s "
+              "(%.0f MB per run)\n",
+              o.maps, o.partitions, o.part_bytes, o.conns, o.window, o.disk_threads,
+              o.cold ? " cold page cache" : "",
               double(o.maps) * o.partitions * o.part_bytes / 1e6);
   std::printf("%-8s %12s %12s %12s %8s %8s\n", "buffer", "baseline", "epoll", "threaded",
               "epoll/b", "thr/b");
@@ -248,15 +271,27 @@ int main(int argc, char** argv) {
     dc.local_dirs = {root};
     DataEngine engine(dc, &jobs, &pool, AuthorizeFetchMac);
     uint64_t bytes = 0;
-    double base = Baseline(o, chunk);
+    double base = o.only.empty() ? Baseline(o, chunk) : 0;
     double ep = 0, th = 0;
-    {
-      EpollServer server(&engine, &pool, EpollServer::Config{});
+    if (o.only.empty() || o.only == "epoll") {
+      if (o.cold) DropFromPageCache(root);
+      EpollServer::Config ec;
+      ec.engine.disk_threads = o.disk_threads;
+      EpollServer server(&engine, &pool, ec);
       if (server.Start({"127.0.0.1", 0}) != 0) return 1;
       ep = RunClients(server.port(), o, chunk, &bytes);
       if (bytes != uint64_t(o.maps) * o.partitions * o.part_bytes) ep = 0;
+      PipelinedEngine::Stats es = server.engine_stats();
+      std::fprintf(stderr,
+                   "  epoll %u KiB: requests %llu demand reads %llu read ahead %llu (used %llu, "
+                   "dropped %llu) busy %llu file opens %llu\n",
+                   kib, (unsigned long long)es.requests, (unsigned long long)es.disk_reads,
+                   (unsigned long long)es.prefetch_reads, (unsigned long long)es.prefetch_hits,
+                   (unsigned long long)es.prefetch_dropped, (unsigned long long)es.busy,
+                   (unsigned long long)es.file_opens);
     }
-    {
+    if (o.only.empty() || o.only == "threaded") {
+      if (o.cold) DropFromPageCache(root);
       std::unique_ptr<Transport> tcp = MakeTcpTransport();
       MofServer server(tcp.get(), &engine, &pool);
       if (server.Start({"127.0.0.1", 0}) != 0) return 1;
