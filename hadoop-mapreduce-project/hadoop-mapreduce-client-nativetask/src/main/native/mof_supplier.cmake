@@ -12,7 +12,7 @@ target_link_libraries(jbs_mof_supplier PRIVATE jbs_supplier)
 set_target_properties(jbs_mof_supplier PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${JBS_BIN_OUTPUT_DIR}")
 
 # Tests: the supplier's pieces in process, and the built daemon as a process.
-add_executable(jbs_supplier_test test/epoll_server_test.cc)
+add_executable(jbs_supplier_test test/epoll_server_test.cc test/mof_supplier_parts_test.cc)
 target_link_libraries(jbs_supplier_test PRIVATE jbs_supplier GTest::gtest GTest::gtest_main)
 gtest_discover_tests(jbs_supplier_test PROPERTIES TIMEOUT 60)
 
