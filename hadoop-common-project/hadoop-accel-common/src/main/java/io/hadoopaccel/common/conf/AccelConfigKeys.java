@@ -45,5 +45,45 @@ public final class AccelConfigKeys {
   public static final String SHM_STREAMING_ATTACH_TIMEOUT_MS =
       PREFIX + "shm.streaming.attach.timeout.ms";
 
+  /** JBS: directory of jbs_mof_supplier and jbs_net_merger (empty: $HADOOP_HOME/bin). */
+  public static final String JBS_NATIVE_DIR = PREFIX + "jbs.native.dir";
+
+  /** JBS: the MOFSupplier's TCP port, the same on every node. */
+  public static final String JBS_SUPPLIER_PORT = PREFIX + "jbs.supplier.port";
+
+  /** JBS: the NetMerger's Unix socket path on every node. */
+  public static final String JBS_MERGER_SOCKET = PREFIX + "jbs.merger.socket";
+
+  /** JBS: transport buffer bytes of both daemons. */
+  public static final String JBS_BUFFER_BYTES = PREFIX + "jbs.buffer.bytes";
+
+  /** JBS: number of transport buffers of the MOFSupplier. */
+  public static final String JBS_SUPPLIER_BUFFERS = PREFIX + "jbs.supplier.buffers";
+
+  /** JBS: IndexCache budget of the MOFSupplier. */
+  public static final String JBS_SUPPLIER_INDEX_CACHE_BYTES =
+      PREFIX + "jbs.supplier.index.cache.bytes";
+
+  /** JBS: memory budget of the NetMerger. */
+  public static final String JBS_MERGER_MEMORY_BYTES = PREFIX + "jbs.merger.memory.bytes";
+
+  /** JBS: most open connections of the NetMerger. */
+  public static final String JBS_MERGER_MAX_CONNECTIONS = PREFIX + "jbs.merger.max.connections";
+
+  /** JBS: connect timeout (NetMerger to MOFSupplier, reduce to NetMerger). */
+  public static final String JBS_CONNECT_TIMEOUT_MS = PREFIX + "jbs.connect.timeout.ms";
+
+  /** JBS: NetMerger fetch attempts before FETCH_FAILED. */
+  public static final String JBS_FETCH_RETRIES = PREFIX + "jbs.fetch.retries";
+
+  /** JBS: NetMerger pause before the first fetch retry. */
+  public static final String JBS_FETCH_RETRY_BACKOFF_MS = PREFIX + "jbs.fetch.retry.backoff.ms";
+
+  /** JBS: aux service pause before restarting a dead daemon. */
+  public static final String JBS_RESTART_BACKOFF_MS = PREFIX + "jbs.restart.backoff.ms";
+
+  /** JBS: how long a starting daemon may take to print READY. */
+  public static final String JBS_READY_TIMEOUT_MS = PREFIX + "jbs.ready.timeout.ms";
+
   private AccelConfigKeys() {}
 }

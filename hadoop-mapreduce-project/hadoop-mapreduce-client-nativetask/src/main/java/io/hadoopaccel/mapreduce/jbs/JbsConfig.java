@@ -1,0 +1,134 @@
+package io.hadoopaccel.mapreduce.jbs;
+
+import io.hadoopaccel.common.conf.AccelConfigKeys;
+import io.hadoopaccel.common.conf.AccelConfiguration;
+import java.io.File;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * The JBS keys (declared with defaults and descriptions in {@code accel-default.xml}, constants
+ * in {@link AccelConfigKeys}), read strictly: a bad value is an {@link IllegalArgumentException}
+ * naming the key, thrown when the aux service or a reduce starts.
+ */
+public final class JbsConfig {
+  /** Aux service name (yarn.nodemanager.aux-services). */
+  public static final String SERVICE_NAME = "jbs_shuffle";
+  public static final String SUPPLIER_BINARY = "jbs_mof_supplier";
+  public static final String MERGER_BINARY = "jbs_net_merger";
+
+  public final File nativeDir;
+  public final int supplierPort;
+  public final String mergerSocket;
+  public final long bufferBytes;
+  public final int supplierBuffers;
+  public final long indexCacheBytes;
+  public final long mergerMemoryBytes;
+  public final int maxConnections;
+  public final int connectTimeoutMs;
+  public final int fetchRetries;
+  public final int fetchRetryBackoffMs;
+  public final int restartBackoffMs;
+  public final int readyTimeoutMs;
+
+  private JbsConfig(Configuration conf) {
+    String dir = AccelConfiguration.get(conf, AccelConfigKeys.JBS_NATIVE_DIR);
+    nativeDir = dir == null || dir.isEmpty() ? defaultNativeDir() : new File(dir);
+    supplierPort = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_SUPPLIER_PORT, 0, 65535);
+    mergerSocket = AccelConfiguration.getString(conf, AccelConfigKeys.JBS_MERGER_SOCKET);
+    if (!mergerSocket.startsWith("/") || mergerSocket.length() > 107) {
+      throw new IllegalArgumentException("Invalid value '" + mergerSocket
+          + "' for configuration key " + AccelConfigKeys.JBS_MERGER_SOCKET
+          + ": expected an absolute path of at most 107 bytes (a Unix socket path)");
+    }
+    bufferBytes = AccelConfiguration.getBytes(conf, AccelConfigKeys.JBS_BUFFER_BYTES, 4096,
+        16L << 20);
+    if (bufferBytes % 4096 != 0) {
+      throw new IllegalArgumentException("Invalid value '" + bufferBytes
+          + "' for configuration key " + AccelConfigKeys.JBS_BUFFER_BYTES
+          + ": expected a multiple of 4096");
+    }
+    supplierBuffers = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_SUPPLIER_BUFFERS, 1,
+        1 << 20);
+    indexCacheBytes = AccelConfiguration.getBytes(conf,
+        AccelConfigKeys.JBS_SUPPLIER_INDEX_CACHE_BYTES, 1, Long.MAX_VALUE);
+    mergerMemoryBytes = AccelConfiguration.getBytes(conf, AccelConfigKeys.JBS_MERGER_MEMORY_BYTES,
+        1L << 20, Long.MAX_VALUE);
+    maxConnections = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_MERGER_MAX_CONNECTIONS,
+        1, 1 << 20);
+    connectTimeoutMs = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_CONNECT_TIMEOUT_MS, 1,
+        Integer.MAX_VALUE);
+    fetchRetries = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_FETCH_RETRIES, 0, 1000);
+    fetchRetryBackoffMs = AccelConfiguration.getInt(conf,
+        AccelConfigKeys.JBS_FETCH_RETRY_BACKOFF_MS, 0, Integer.MAX_VALUE);
+    restartBackoffMs = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_RESTART_BACKOFF_MS, 1,
+        Integer.MAX_VALUE);
+    readyTimeoutMs = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_READY_TIMEOUT_MS, 1,
+        Integer.MAX_VALUE);
+  }
+
+  /** Reads and checks every JBS key; throws naming the first bad one. */
+  public static JbsConfig from(Configuration conf) {
+    return new JbsConfig(conf);
+  }
+
+  /** $HADOOP_HOME/bin (environment, else the hadoop.home.dir property), else "bin". */
+  static File defaultNativeDir() {
+    String home = System.getenv("HADOOP_HOME");
+    if (home == null || home.isEmpty()) {
+      home = System.getProperty("hadoop.home.dir");
+    }
+    return home == null || home.isEmpty() ? new File("bin") : new File(home, "bin");
+  }
+
+  public File supplierBinary() {
+    return new File(nativeDir, SUPPLIER_BINARY);
+  }
+
+  public File mergerBinary() {
+    return new File(nativeDir, MERGER_BINARY);
+  }
+
+  /** DESIGN.md §1 command line of the MOFSupplier on {@code port}. */
+  public List<String> supplierCommand(File binary, int port, List<String> localDirs) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(binary.getPath());
+    cmd.add("--listen");
+    cmd.add("0.0.0.0:" + port);
+    cmd.add("--local-dirs");
+    cmd.add(String.join(",", localDirs));
+    cmd.add("--buffer-bytes");
+    cmd.add(Long.toString(bufferBytes));
+    cmd.add("--buffers");
+    cmd.add(Integer.toString(supplierBuffers));
+    cmd.add("--index-cache-bytes");
+    cmd.add(Long.toString(indexCacheBytes));
+    return cmd;
+  }
+
+  /** DESIGN.md §1 command line of the NetMerger. */
+  public List<String> mergerCommand(File binary, List<String> spillDirs) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(binary.getPath());
+    cmd.add("--socket");
+    cmd.add(mergerSocket);
+    cmd.add("--buffer-bytes");
+    cmd.add(Long.toString(bufferBytes));
+    cmd.add("--memory-bytes");
+    cmd.add(Long.toString(mergerMemoryBytes));
+    cmd.add("--max-connections");
+    cmd.add(Integer.toString(maxConnections));
+    if (!spillDirs.isEmpty()) {
+      cmd.add("--spill-dirs");
+      cmd.add(String.join(",", spillDirs));
+    }
+    cmd.add("--connect-timeout-ms");
+    cmd.add(Integer.toString(connectTimeoutMs));
+    cmd.add("--fetch-retries");
+    cmd.add(Integer.toString(fetchRetries));
+    cmd.add("--retry-backoff-ms");
+    cmd.add(Integer.toString(fetchRetryBackoffMs));
+    return cmd;
+  }
+}

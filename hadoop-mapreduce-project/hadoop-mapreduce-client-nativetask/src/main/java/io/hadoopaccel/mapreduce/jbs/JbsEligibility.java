@@ -1,0 +1,92 @@
+package io.hadoopaccel.mapreduce.jbs;
+
+import org.apache.hadoop.io.BytesWritable;
+import org.apache.hadoop.io.IntWritable;
+import org.apache.hadoop.io.LongWritable;
+import org.apache.hadoop.io.Text;
+import org.apache.hadoop.io.WritableComparator;
+import org.apache.hadoop.io.compress.CompressionCodec;
+import org.apache.hadoop.io.compress.DefaultCodec;
+import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.mapreduce.MRJobConfig;
+import org.apache.hadoop.mapreduce.TaskAttemptID;
+
+/**
+ * What the NetMerger can merge (DESIGN.md §3): the raw comparisons of the registered
+ * comparators of Text, BytesWritable, IntWritable and LongWritable, uncompressed or zlib
+ * ({@link DefaultCodec}) map output, no intermediate encryption, and first attempts only (a
+ * retried reduce runs stock shuffle).
+ */
+public final class JbsEligibility {
+  private JbsEligibility() {}
+
+  /** DESIGN.md key_type of the job's map output key, or 0 if the NetMerger cannot sort it. */
+  public static int keyType(JobConf conf) {
+    if (conf.get(MRJobConfig.KEY_COMPARATOR) != null) {
+      return 0;
+    }
+    Class<?> keyClass = conf.getMapOutputKeyClass();
+    int type;
+    Class<?> comparator;
+    if (keyClass == Text.class) {
+      type = ReducerProtocol.KEY_TEXT;
+      comparator = Text.Comparator.class;
+    } else if (keyClass == BytesWritable.class) {
+      type = ReducerProtocol.KEY_BYTES_WRITABLE;
+      comparator = BytesWritable.Comparator.class;
+    } else if (keyClass == IntWritable.class) {
+      type = ReducerProtocol.KEY_INT;
+      comparator = IntWritable.Comparator.class;
+    } else if (keyClass == LongWritable.class) {
+      type = ReducerProtocol.KEY_LONG;
+      comparator = LongWritable.Comparator.class;
+    } else {
+      return 0;
+    }
+    // Someone may have registered another comparator for the class (WritableComparator.define).
+    WritableComparator registered = WritableComparator.get(keyClass.asSubclass(
+        org.apache.hadoop.io.WritableComparable.class), conf);
+    return registered.getClass() == comparator ? type : 0;
+  }
+
+  /** DESIGN.md codec of the map output, or -1 if unsupported. */
+  public static int codec(CompressionCodec codec) {
+    if (codec == null) {
+      return ReducerProtocol.CODEC_NONE;
+    }
+    return codec.getClass() == DefaultCodec.class ? ReducerProtocol.CODEC_ZLIB : -1;
+  }
+
+  /**
+   * Why this reduce must run stock shuffle, or null if JBS can take it.
+   *
+   * @param localMapFiles true for the local runner / uber tasks (map outputs handed over
+   *     in-process)
+   */
+  public static String unsupportedReason(JobConf conf, CompressionCodec codec,
+      TaskAttemptID reduceId, boolean localMapFiles) {
+    if (localMapFiles) {
+      return "map outputs are local files (local or uber job)";
+    }
+    if (reduceId.getId() > 0) {
+      return "attempt " + reduceId.getId() + " is a retry (retries run stock shuffle)";
+    }
+    String comparator = conf.get(MRJobConfig.KEY_COMPARATOR);
+    if (comparator != null) {
+      return "the job sets its own key comparator " + comparator;
+    }
+    if (keyType(conf) == 0) {
+      return "map output key class " + conf.getMapOutputKeyClass().getName()
+          + " is not Text, BytesWritable, IntWritable or LongWritable with its registered"
+          + " comparator";
+    }
+    if (codec(codec) < 0) {
+      return "map output codec " + codec.getClass().getName()
+          + " is not supported (only none and DefaultCodec)";
+    }
+    if (conf.getBoolean(MRJobConfig.MR_ENCRYPTED_INTERMEDIATE_DATA, false)) {
+      return "intermediate data encryption is on";
+    }
+    return null;
+  }
+}
