@@ -9,6 +9,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -27,6 +28,7 @@ constexpr uint64_t kWakeTag = UINT64_MAX;
 // Room for several whole request frames (each at most 12 + 512 bytes).
 constexpr size_t kInputCapacity = 16 * 1024;
 constexpr int kMaxIov = 64;
+using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
@@ -52,6 +54,7 @@ struct EpollServer::Conn {
   bool paused = false;     // not reading: too many unanswered, or the peer finished sending
   bool peer_done = false;  // the peer shut down its sending side
   uint32_t events = 0;     // what epoll watches now
+  Clock::time_point last_io = Clock::now();  // last byte received or sent
 };
 
 EpollServer::EpollServer(DataEngine* planner, BufferPool* pool, Config config,
@@ -117,16 +120,28 @@ EpollServer::Stats EpollServer::stats() const {
   s.rejected_connections = rejected_;
   s.served = served_;
   s.busy = busy_;
+  s.stalled = stalled_;
   return s;
 }
 
 void EpollServer::Loop() {
   epoll_event evs[128];
+  // Stalled connections are looked for a few times per timeout (at most once a second).
+  const auto sweep_every = std::clamp<Clock::duration>(config_.stall_timeout / 4,
+                                                       std::chrono::milliseconds(1),
+                                                       std::chrono::seconds(1));
+  const int wait_ms = static_cast<int>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(sweep_every).count()) + 1;
+  Clock::time_point next_sweep = Clock::now() + sweep_every;
   while (!stopping_) {
-    int n = ::epoll_wait(epoll_fd_, evs, 128, -1);
+    int n = ::epoll_wait(epoll_fd_, evs, 128, wait_ms);
     if (n < 0) {
       if (errno == EINTR) continue;
       break;
+    }
+    if (Clock::now() >= next_sweep) {
+      CloseStalled();
+      next_sweep = Clock::now() + sweep_every;
     }
     for (int i = 0; i < n && !stopping_; ++i) {
       uint64_t tag = evs[i].data.u64;
@@ -210,6 +225,7 @@ void EpollServer::OnReadable(Conn* c) {
       break;
     }
     c->in_len += static_cast<size_t>(r);
+    c->last_io = Clock::now();
     if (!ParseRequests(c)) return;
   }
   if (conns_.count(id)) Pump(c);
@@ -319,6 +335,7 @@ bool EpollServer::Send(Conn* c) {
       return false;
     }
     size_t done = static_cast<size_t>(w);
+    if (done > 0) c->last_io = Clock::now();
     while (done > 0) {
       Conn::Out& o = c->out.front();
       size_t left = kResponsePrefixSize + o.chunk_length - o.sent;
@@ -361,6 +378,19 @@ void EpollServer::UpdateInterest(Conn* c) {
   ev.data.u64 = c->id;
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c->fd, &ev);
   c->events = want;
+}
+
+void EpollServer::CloseStalled() {
+  const Clock::time_point now = Clock::now();
+  std::vector<Conn*> stalled;
+  for (auto& [id, c] : conns_) {
+    bool owes = c->in_len > 0 || !c->out.empty();
+    if (owes && now - c->last_io > config_.stall_timeout) stalled.push_back(c.get());
+  }
+  for (Conn* c : stalled) {
+    ++stalled_;
+    CloseConn(c);
+  }
 }
 
 void EpollServer::CloseConn(Conn* c) {

@@ -9,6 +9,7 @@
 #define HADOOP_ACCEL_JBS_EPOLL_SERVER_H
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <thread>
@@ -27,12 +28,17 @@ class EpollServer : public FetchServer {
     PipelinedEngine::Config engine;
     size_t max_inflight = 32;       // unanswered requests per connection before reading stops
     size_t max_connections = 4096;  // beyond: accepted and closed at once
+    // A connection that holds a partial request or unsent answers and moves no byte for this
+    // long is closed (a stalled or hostile peer must not pin descriptors and pool buffers).
+    // Idle connections with nothing pending stay open: the NetMerger keeps them.
+    std::chrono::milliseconds stall_timeout{60000};
   };
   struct Stats {
     uint64_t accepted = 0;
     uint64_t rejected_connections = 0;  // closed for sending junk
     uint64_t served = 0;                // responses fully sent
     uint64_t busy = 0;                  // BUSY answers (queue full or no buffer in time)
+    uint64_t stalled = 0;               // closed for moving no byte within stall_timeout
   };
 
   EpollServer(DataEngine* planner, BufferPool* pool, Config config,
@@ -59,6 +65,7 @@ class EpollServer : public FetchServer {
   void Pump(Conn* c);  // queue answers in order, send, resume reading when drained
   void UpdateInterest(Conn* c);
   void CloseConn(Conn* c);
+  void CloseStalled();
 
   BufferPool* pool_;
   Config config_;
@@ -74,7 +81,7 @@ class EpollServer : public FetchServer {
   uint64_t next_conn_id_ = 1;
   std::unordered_map<uint64_t, std::unique_ptr<Conn>> conns_;  // epoll thread only
 
-  std::atomic<uint64_t> accepted_{0}, rejected_{0}, served_{0}, busy_{0};
+  std::atomic<uint64_t> accepted_{0}, rejected_{0}, served_{0}, busy_{0}, stalled_{0};
 };
 
 }  // namespace hadoop_accel::jbs

@@ -261,3 +261,32 @@ TEST_F(EpollServerTest, StopWithIdleAndBusyClientsReturnsEveryBuffer) {
   uint8_t b;
   EXPECT_EQ(idle->RecvExact(&b, 1), ECONNRESET);
 }
+
+TEST_F(EpollServerTest, StalledPeersAreClosedIdleOnesKept) {
+  WriteOutputs(2, 2);
+  EpollServer::Config cfg;
+  cfg.stall_timeout = std::chrono::milliseconds(100);
+  Start(4, cfg);
+  auto idle = Connect();  // nothing pending: a NetMerger's spare connection, must stay
+  FetchRequest r;
+  r.request_id = 1;
+  r.job_id = kJob;
+  r.map_attempt_id = AttemptOf(kJob, 0);
+  r.max_length = kBuf;
+  r.auth = FetchMac(kSecret, kJob, r.map_attempt_id, 0);
+  std::vector<uint8_t> frame;
+  ASSERT_EQ(EncodeRequest(r, &frame), WireStatus::kOk);
+  int slow = RawConnect(server_->port());  // half a request, then silence
+  ASSERT_GE(slow, 0);
+  ASSERT_EQ(::send(slow, frame.data(), frame.size() / 2, MSG_NOSIGNAL),
+            static_cast<ssize_t>(frame.size() / 2));
+  EXPECT_TRUE(RecvUntilEof(slow).empty());  // closed by the server, before the 5 s timeout
+  ::close(slow);
+  EXPECT_EQ(server_->stats().stalled, 1u);
+  ASSERT_TRUE(SendRequest(idle.get(), r).ok());
+  FetchResponseHeader h;
+  std::vector<uint8_t> buf(kBuf);
+  ASSERT_TRUE(ReceiveResponse(idle.get(), &h, buf.data(), buf.size()).ok());
+  EXPECT_EQ(h.status, ResponseStatus::kOk);
+  ExpectAllBuffersBack();
+}
