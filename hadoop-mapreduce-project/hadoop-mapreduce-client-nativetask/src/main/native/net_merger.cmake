@@ -1,12 +1,18 @@
 # jbs_net_merger: the NetMerger daemon (seed 001 §III-C, seed 004 §3.3.2). Included from
 # CMakeLists.txt; uses jbs_core.
 add_library(jbs_merger_core STATIC
-  src/reducer_protocol.cc src/ifile_segment.cc src/raw_comparator.cc src/segment_merger.cc)
+  src/reducer_protocol.cc src/ifile_segment.cc src/raw_comparator.cc src/segment_merger.cc
+  src/run_file.cc src/connection_pool.cc src/fetch_client.cc src/remote_segment.cc
+  src/unix_socket.cc src/merger_session.cc src/net_merger_server.cc)
 target_link_libraries(jbs_merger_core PUBLIC jbs_core ZLIB::ZLIB)
+
+add_executable(jbs_net_merger src/net_merger_main.cc)
+target_link_libraries(jbs_net_merger PRIVATE jbs_merger_core)
+set_target_properties(jbs_net_merger PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${JBS_BIN_OUTPUT_DIR}")
 
 add_executable(jbs_net_merger_test
   test/reducer_protocol_test.cc test/raw_comparator_test.cc test/ifile_segment_test.cc
-  test/segment_merger_test.cc)
+  test/segment_merger_test.cc test/connection_pool_test.cc test/net_merger_e2e_test.cc)
 target_link_libraries(jbs_net_merger_test PRIVATE jbs_merger_core GTest::gtest GTest::gtest_main)
 gtest_discover_tests(jbs_net_merger_test)
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "byte_order.h"
 #include "writable_vint.h"
 
 namespace hadoop_accel::jbs {
@@ -25,7 +26,7 @@ bool StreamSink::FlushBuffer() {
   return true;
 }
 
-bool StreamSink::Append(const RawRecord& r) {
+bool StreamSink::Append(const RawRecord& r, uint32_t) {
   uint8_t lens[18];
   size_t n = EncodeVLong(static_cast<int64_t>(r.key_length), lens);
   n += EncodeVLong(static_cast<int64_t>(r.value_length), lens + n);
@@ -41,8 +42,21 @@ namespace {
 struct Cursor {
   SegmentReader* reader;
   uint32_t order;
+  bool order_prefixed;
   RawRecord rec;
 };
+
+// Checks the key's shape and takes a run record's map_index off its value.
+bool Prepare(uint8_t key_type, Cursor* c) {
+  if (!IsWellFormedKey(key_type, c->rec.key, c->rec.key_length)) return false;
+  if (c->order_prefixed) {
+    if (c->rec.value_length < 4) return false;
+    c->order = LoadBe32(c->rec.value);
+    c->rec.value += 4;
+    c->rec.value_length -= 4;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -59,7 +73,7 @@ MergeResult MergeSegments(const std::vector<MergeInput>& inputs, uint8_t key_typ
   auto fail_key = [&]() {
     result.ok = false;
     result.failed_kind = SegmentReader::ErrorKind::kCorrupt;
-    result.error = "a key does not fit its key type";
+    result.error = "a key does not fit its key type (or a run record lacks its map index)";
     return result;
   };
   if (cmp == nullptr) {
@@ -75,18 +89,18 @@ MergeResult MergeSegments(const std::vector<MergeInput>& inputs, uint8_t key_typ
   std::vector<Cursor> heap;
   heap.reserve(inputs.size());
   for (const MergeInput& in : inputs) {
-    Cursor c{in.reader, in.order, {}};
+    Cursor c{in.reader, in.order, in.order_prefixed, {}};
     SegmentReader::Result r = c.reader->Next(&c.rec);
     if (r == SegmentReader::Result::kError) return fail_reader(c.reader);
     if (r == SegmentReader::Result::kEnd) continue;
-    if (!IsWellFormedKey(key_type, c.rec.key, c.rec.key_length)) return fail_key();
+    if (!Prepare(key_type, &c)) return fail_key();
     heap.push_back(c);
   }
   std::make_heap(heap.begin(), heap.end(), later);
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), later);
     Cursor& top = heap.back();
-    if (!sink->Append(top.rec)) {
+    if (!sink->Append(top.rec, top.order)) {
       result.ok = false;
       result.error = sink->error();
       return result;
@@ -98,7 +112,7 @@ MergeResult MergeSegments(const std::vector<MergeInput>& inputs, uint8_t key_typ
       heap.pop_back();
       continue;
     }
-    if (!IsWellFormedKey(key_type, top.rec.key, top.rec.key_length)) return fail_key();
+    if (!Prepare(key_type, &top)) return fail_key();
     std::push_heap(heap.begin(), heap.end(), later);
   }
   if (!sink->Finish()) {

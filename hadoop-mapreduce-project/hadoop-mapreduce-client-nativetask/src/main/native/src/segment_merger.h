@@ -19,7 +19,8 @@ namespace hadoop_accel::jbs {
 class RecordSink {
  public:
   virtual ~RecordSink() = default;
-  virtual bool Append(const RawRecord& r) = 0;  // false: the sink failed (see error())
+  // order: the record's map_index (a run file keeps it to break ties in the final merge).
+  virtual bool Append(const RawRecord& r, uint32_t order) = 0;  // false: see error()
   virtual bool Finish() = 0;
   virtual const std::string& error() const = 0;
 };
@@ -32,7 +33,7 @@ class StreamSink : public RecordSink {
   StreamSink(size_t capacity, Flush flush) : capacity_(capacity), flush_(std::move(flush)) {
     buf_.reserve(capacity);
   }
-  bool Append(const RawRecord& r) override;
+  bool Append(const RawRecord& r, uint32_t order) override;
   bool Finish() override { return FlushBuffer(); }
   const std::string& error() const override { return error_; }
   uint64_t records() const { return records_; }
@@ -53,7 +54,10 @@ class StreamSink : public RecordSink {
 
 struct MergeInput {
   SegmentReader* reader;
-  uint32_t order;  // map_index (or a run's first map_index): the tie-breaker
+  uint32_t order;  // map_index: the tie-breaker among equal keys
+  // A spill run: every value starts with its record's map_index (4 bytes, big-endian), which
+  // replaces `order` per record and is cut off the value.
+  bool order_prefixed = false;
 };
 
 struct MergeResult {

@@ -1,0 +1,237 @@
+#include "fetch_client.h"
+
+#include <cstring>
+
+#include "frame_io.h"
+
+namespace hadoop_accel::jbs {
+namespace {
+
+FetchOutcome Failure(std::string error, bool connect_failed) {
+  FetchOutcome o;
+  o.error = std::move(error);
+  o.connect_failed = connect_failed;
+  return o;
+}
+
+const char* StatusName(ResponseStatus s) {
+  switch (s) {
+    case ResponseStatus::kOk: return "OK";
+    case ResponseStatus::kBadRequest: return "BAD_REQUEST";
+    case ResponseStatus::kNotFound: return "NOT_FOUND";
+    case ResponseStatus::kUnauthorized: return "UNAUTHORIZED";
+    case ResponseStatus::kServerError: return "SERVER_ERROR";
+    case ResponseStatus::kBusy: return "BUSY";
+  }
+  return "?";
+}
+
+}  // namespace
+
+FetchClient::FetchClient(Transport* transport, Config config)
+    : transport_(transport),
+      config_(config),
+      pool_(transport, config.max_connections, config.connect_timeout_ms) {}
+
+uint64_t FetchClient::retries() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return retries_;
+}
+
+void FetchClient::Fetch(std::shared_ptr<const FetchTarget> target, uint64_t offset, Done done) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (stopping_) {
+    lock.unlock();
+    done(Failure("the NetMerger is stopping", false));
+    return;
+  }
+  std::unique_ptr<Node>& node = nodes_[EndpointKey(target->node)];
+  if (!node) {
+    node = std::make_unique<Node>();
+    node->endpoint = target->node;
+  }
+  Pending p;
+  p.target = std::move(target);
+  p.offset = offset;
+  p.done = std::move(done);
+  node->queue.push_back(std::move(p));
+  if (!node->running) {
+    // The previous worker has left its loop (it only releases its connection now): join it so
+    // a node never has two workers, nor two connections.
+    if (node->worker.joinable()) node->worker.join();
+    node->running = true;
+    node->worker = std::thread(&FetchClient::Work, this, node.get());
+  }
+  cv_.notify_all();
+}
+
+void FetchClient::RetryLocked(Node* node, Pending p,
+                              std::vector<std::pair<Done, FetchOutcome>>* failed) {
+  if (++p.tries > config_.retries || stopping_) {
+    std::string why = p.last_error + " (after " + std::to_string(p.tries) + " tries)";
+    failed->push_back({std::move(p.done), Failure(why, p.connect_failed)});
+    return;
+  }
+  ++retries_;
+  p.not_before = Clock::now() + std::chrono::milliseconds(config_.backoff_ms);
+  node->queue.push_front(std::move(p));
+}
+
+void FetchClient::Work(Node* node) {
+  std::unique_ptr<Connection> conn;
+  std::vector<uint8_t> buf;
+  for (;;) {
+    std::vector<Pending> batch;
+    std::vector<std::pair<Done, FetchOutcome>> finished;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      for (;;) {
+        if (stopping_ || node->queue.empty()) break;
+        Clock::time_point when = node->queue.front().not_before;
+        if (when <= Clock::now()) break;
+        cv_.wait_until(lock, when);  // backoff; Stop wakes it
+      }
+      if (stopping_ || node->queue.empty()) {
+        node->running = false;
+        node->active = nullptr;
+        break;
+      }
+      while (!node->queue.empty() && batch.size() < config_.pipeline_depth &&
+             node->queue.front().not_before <= Clock::now()) {
+        batch.push_back(std::move(node->queue.front()));
+        node->queue.pop_front();
+      }
+    }
+    if (!conn) {
+      int e = pool_.Acquire(node->endpoint, &conn);
+      if (e != 0) {
+        std::lock_guard<std::mutex> g(mu_);
+        for (auto it = batch.rbegin(); it != batch.rend(); ++it) {
+          it->connect_failed = true;
+          it->last_error = "connect to " + EndpointKey(node->endpoint) + ": " + std::strerror(e);
+          RetryLocked(node, std::move(*it), &finished);
+        }
+        batch.clear();
+      } else {
+        std::lock_guard<std::mutex> g(mu_);
+        node->active = conn.get();
+        if (stopping_) conn->Close();
+      }
+    }
+    // Send the whole batch, then read the answers in order.
+    size_t sent = 0;
+    bool broken = false;
+    std::string broken_why;
+    for (size_t i = 0; i < batch.size() && !broken; ++i, ++sent) {
+      FetchRequest req;
+      req.request_id = i;
+      req.job_id = batch[i].target->job;
+      req.map_attempt_id = batch[i].target->attempt;
+      req.partition = batch[i].target->partition;
+      req.offset = batch[i].offset;
+      req.max_length = config_.max_chunk;
+      req.auth = batch[i].target->auth;
+      FrameIoResult r = SendRequest(conn.get(), req);
+      if (!r.ok()) {
+        if (r.io_error == 0) {  // our own request does not encode: no retry will help
+          finished.push_back({std::move(batch[i].done),
+                              Failure(std::string("bad request: ") + WireStatusName(r.wire), false)});
+          batch[i].done = nullptr;
+          continue;
+        }
+        broken = true;
+        broken_why = std::string("send: ") + std::strerror(r.io_error);
+      }
+    }
+    std::vector<Pending> retry;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      Pending& p = batch[i];
+      if (!p.done) continue;
+      if (broken) {
+        p.connect_failed = false;
+        p.last_error = broken_why;
+        retry.push_back(std::move(p));
+        continue;
+      }
+      FetchResponseHeader h;
+      buf.resize(config_.max_chunk);
+      FrameIoResult r = ReceiveResponse(conn.get(), &h, buf.data(), buf.size());
+      if (r.ok() && (h.request_id != i ||
+                     (h.status == ResponseStatus::kOk && h.chunk_offset != p.offset))) {
+        r.wire = WireStatus::kMalformed;  // out of step with what we asked
+      }
+      if (!r.ok()) {
+        broken = true;
+        broken_why = r.io_error != 0 ? std::string("receive: ") + std::strerror(r.io_error)
+                                     : std::string("bad response: ") + WireStatusName(r.wire);
+        p.connect_failed = false;
+        p.last_error = broken_why;
+        retry.push_back(std::move(p));
+        continue;
+      }
+      switch (h.status) {
+        case ResponseStatus::kOk: {
+          FetchOutcome o;
+          o.ok = true;
+          o.header = h;
+          o.chunk.assign(buf.begin(), buf.begin() + h.chunk_length);
+          finished.push_back({std::move(p.done), std::move(o)});
+          break;
+        }
+        case ResponseStatus::kBusy:
+        case ResponseStatus::kServerError:
+          p.connect_failed = false;
+          p.last_error = std::string("supplier answered ") + StatusName(h.status);
+          retry.push_back(std::move(p));
+          break;
+        default:
+          finished.push_back({std::move(p.done),
+                              Failure(std::string("supplier answered ") + StatusName(h.status),
+                                      false)});
+      }
+    }
+    // A broken connection is dropped (a retry reconnects); an idle worker hands its
+    // connection back to the pool so an LRU eviction can take it.
+    bool release;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      for (auto it = retry.rbegin(); it != retry.rend(); ++it)
+        RetryLocked(node, std::move(*it), &finished);
+      release = conn && (broken || node->queue.empty());
+      if (release) node->active = nullptr;
+    }
+    if (release) pool_.Release(node->endpoint, std::move(conn), !broken);
+    for (auto& [done, outcome] : finished) done(std::move(outcome));
+  }
+  if (conn) pool_.Release(node->endpoint, std::move(conn), true);
+}
+
+void FetchClient::Stop() {
+  std::vector<std::thread> workers;
+  std::vector<Done> failed;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (stopping_ && nodes_.empty()) return;
+    stopping_ = true;
+    for (auto& [key, node] : nodes_)
+      if (node->active) node->active->Close();
+  }
+  cv_.notify_all();
+  pool_.Shutdown();
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    for (auto& [key, node] : nodes_) {
+      if (node->worker.joinable()) workers.push_back(std::move(node->worker));
+    }
+  }
+  for (auto& t : workers) t.join();
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    for (auto& [key, node] : nodes_)
+      for (Pending& p : node->queue) failed.push_back(std::move(p.done));
+    nodes_.clear();
+  }
+  for (Done& d : failed) d(Failure("the NetMerger is stopping", false));
+}
+
+}  // namespace hadoop_accel::jbs

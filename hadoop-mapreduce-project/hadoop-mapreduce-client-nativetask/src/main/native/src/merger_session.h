@@ -1,0 +1,122 @@
+// One reduce task's session with the NetMerger (DESIGN.md §3): HELLO with a fresh nonce,
+// REGISTER checked against the job's secret, MAP_OUTPUT -> fetch of the map's first chunk ->
+// MAP_FETCHED / FETCH_FAILED, MERGE -> the levitated merge streamed back in DATA frames ->
+// END. Beyond the memory budget, groups of fetched segments are merged into spill runs while
+// the shuffle goes on (seed 001 §III-C hierarchical merge). Any ERROR ends the session.
+//
+// Threads: the session thread (Run) owns all state and does every send; a reader thread only
+// turns the reducer's frames into events; fetch threads only post fetch outcomes as events.
+#ifndef HADOOP_ACCEL_JBS_MERGER_SESSION_H
+#define HADOOP_ACCEL_JBS_MERGER_SESSION_H
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fetch_client.h"
+#include "job_registry.h"
+#include "reducer_protocol.h"
+#include "remote_segment.h"
+#include "run_file.h"
+#include "transport.h"
+
+namespace hadoop_accel::jbs {
+
+struct MergerLimits {
+  size_t buffer_bytes = 128 * 1024;       // one fetched chunk
+  uint64_t memory_bytes = 256ull << 20;   // per session: segments' chunk buffers (2 each)
+  std::vector<std::string> spill_dirs;    // run files, round-robin
+  uint32_t max_maps = 1u << 20;           // REGISTER num_maps above this is a bad request
+};
+
+// What every session shares: jobs, the fetch client, the spill-dir cursor, a logger.
+struct SessionContext {
+  MergerLimits limits;
+  const JobRegistry* jobs = nullptr;
+  FetchClient* fetch = nullptr;
+  std::atomic<uint64_t> next_spill_dir{0};
+  std::atomic<uint64_t> session_ids{0};
+};
+
+class MergerSession {
+ public:
+  MergerSession(std::unique_ptr<Connection> conn, SessionContext* ctx);
+  ~MergerSession();
+
+  // The whole session, on the caller's thread; returns when it is over.
+  void Run();
+  // From another thread: ends the session soon (the daemon stops).
+  void Abort();
+
+ private:
+  struct Event {
+    enum Kind { kFrame, kReaderDone, kFirstChunk } kind = kFrame;
+    ReducerFrame type = ReducerFrame::kHello;
+    std::vector<uint8_t> body;
+    uint32_t map_index = 0;
+    uint64_t generation = 0;
+    bool ok = false;
+    bool connect_failed = false;
+    std::string message;
+  };
+  // Where the reader thread and fetch callbacks post events; shared, because a fetch may
+  // complete after its session is gone.
+  struct Inbox {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<Event> events;
+    bool aborted = false;
+    void Post(Event e);
+  };
+  enum class MapState { kFetching, kFetched, kSpilled };
+  struct MapSlot {
+    MapState state = MapState::kFetching;
+    uint64_t generation = 0;
+    std::string attempt;
+    std::shared_ptr<RemoteSegment> segment;
+    uint64_t part_length = 0;
+  };
+
+  void ReadLoop();
+  Event Wait();
+  bool Send(const std::vector<uint8_t>& frame);
+  void SendError(ErrorCode code, const std::string& message);
+  // Handlers return false when the session is over.
+  bool OnRegister(const std::vector<uint8_t>& body);
+  bool OnMapOutput(const std::vector<uint8_t>& body);
+  bool OnFirstChunk(const Event& e);
+  bool OnMerge();
+  bool MaybeSpill();
+  void CancelAll();
+  void Log(const std::string& what) const;
+
+  std::unique_ptr<Connection> conn_;
+  SessionContext* ctx_;
+  const uint64_t id_;
+  uint8_t nonce_[kNonceLength] = {};
+
+  std::shared_ptr<Inbox> inbox_ = std::make_shared<Inbox>();
+  std::shared_ptr<std::atomic<uint64_t>> fetched_bytes_ =
+      std::make_shared<std::atomic<uint64_t>>(0);
+  std::thread reader_;
+
+  // Session thread only.
+  bool registered_ = false;
+  Register reg_;
+  std::string secret_;
+  std::map<uint32_t, MapSlot> maps_;
+  uint64_t generations_ = 0;
+  std::vector<std::unique_ptr<RunFile>> runs_;
+  uint64_t spilled_bytes_ = 0;
+};
+
+}  // namespace hadoop_accel::jbs
+
+#endif

@@ -1,0 +1,125 @@
+// jbs_net_merger: the per-node NetMerger daemon (DESIGN.md §1, §3). Started and supervised by
+// the NodeManager aux service:
+//
+//   jbs_net_merger --socket PATH [--buffer-bytes 131072] [--memory-bytes 268435456]
+//                  [--max-connections 512] [--spill-dirs D1,D2,...]
+//                  [--connect-timeout-ms 5000] [--fetch-retries 5] [--retry-backoff-ms 500]
+//
+// Prints "READY <socket path>" once listening, then serves the control channel on
+// stdin/stdout until stdin closes, and exits (sessions ended, socket and spill runs removed).
+// A bad argument: a message naming the option on stderr, exit 2.
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "control_channel.h"
+#include "net_merger_server.h"
+#include "transport.h"
+
+using namespace hadoop_accel::jbs;
+
+namespace {
+
+[[noreturn]] void Usage(const std::string& why) {
+  std::fprintf(stderr,
+               "jbs_net_merger: %s\nusage: jbs_net_merger --socket PATH [--buffer-bytes N] "
+               "[--memory-bytes N] [--max-connections N] [--spill-dirs D1,D2,...] "
+               "[--connect-timeout-ms N] [--fetch-retries N] [--retry-backoff-ms N]\n",
+               why.c_str());
+  std::exit(2);
+}
+
+uint64_t Number(const std::string& option, const char* text, uint64_t min, uint64_t max) {
+  if (text == nullptr) Usage(option + " needs a value");
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(text, &end, 10);
+  if (*text < '0' || *text > '9' || *end != '\0' || errno != 0 || v < min || v > max)
+    Usage("bad value for " + option + ": '" + text + "' (want " + std::to_string(min) + ".." +
+          std::to_string(max) + ")");
+  return v;
+}
+
+std::vector<std::string> Dirs(const char* text) {
+  if (text == nullptr || *text == '\0') Usage("--spill-dirs needs a value");
+  std::vector<std::string> dirs;
+  std::string s = text;
+  for (size_t start = 0; start <= s.size();) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    std::string d = s.substr(start, comma - start);
+    struct stat st;
+    if (d.empty() || ::stat(d.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      Usage("bad value for --spill-dirs: '" + d + "' is not a directory");
+    dirs.push_back(d);
+    start = comma + 1;
+  }
+  return dirs;
+}
+
+NetMergerConfig Parse(int argc, char** argv) {
+  NetMergerConfig c;
+  for (int i = 1; i < argc; ++i) {
+    std::string opt = argv[i];
+    const char* val = i + 1 < argc ? argv[i + 1] : nullptr;
+    if (opt == "--socket") {
+      if (val == nullptr || *val == '\0') Usage("--socket needs a value");
+      c.socket_path = val;
+    } else if (opt == "--buffer-bytes") {
+      c.buffer_bytes = Number(opt, val, 4096, kMaxChunkLength);
+    } else if (opt == "--memory-bytes") {
+      c.memory_bytes = Number(opt, val, 1, uint64_t{1} << 50);
+    } else if (opt == "--max-connections") {
+      c.max_connections = Number(opt, val, 1, 65536);
+    } else if (opt == "--spill-dirs") {
+      c.spill_dirs = Dirs(val);
+    } else if (opt == "--connect-timeout-ms") {
+      c.connect_timeout_ms = static_cast<int>(Number(opt, val, 1, 600000));
+    } else if (opt == "--fetch-retries") {
+      c.fetch_retries = static_cast<int>(Number(opt, val, 0, 1000));
+    } else if (opt == "--retry-backoff-ms") {
+      c.retry_backoff_ms = static_cast<int>(Number(opt, val, 0, 600000));
+    } else {
+      Usage("unknown option " + opt);
+    }
+    ++i;
+  }
+  if (c.socket_path.empty()) Usage("--socket is required");
+  if (c.spill_dirs.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    c.spill_dirs.push_back(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
+  }
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  NetMergerConfig config = Parse(argc, argv);
+  ::signal(SIGPIPE, SIG_IGN);  // a vanished peer is an EPIPE result, never a crash
+  JobRegistry jobs;
+  std::unique_ptr<Transport> tcp = MakeTcpTransport();
+  NetMergerServer server(config, &jobs, tcp.get());
+  if (int e = server.Start()) {
+    std::fprintf(stderr, "jbs_net_merger: cannot listen on %s: %s\n", config.socket_path.c_str(),
+                 std::strerror(e));
+    return 1;
+  }
+  std::fprintf(stderr,
+               "jbs_net_merger: listening on %s (buffer %zu B, memory %llu B, max %zu "
+               "connections, %zu spill dirs)\n",
+               config.socket_path.c_str(), config.buffer_bytes,
+               static_cast<unsigned long long>(config.memory_bytes), config.max_connections,
+               config.spill_dirs.size());
+  std::printf("READY %s\n", config.socket_path.c_str());
+  std::fflush(stdout);
+  RunControlChannel(stdin, stdout, &jobs);
+  std::fprintf(stderr, "jbs_net_merger: stdin closed, stopping\n");
+  server.Stop();
+  return 0;
+}

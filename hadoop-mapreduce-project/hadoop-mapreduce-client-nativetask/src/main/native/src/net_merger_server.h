@@ -1,0 +1,70 @@
+// The NetMerger daemon's server (seed 001 §III-C, DESIGN.md §3): a Unix socket every reduce
+// task on this node connects to, one thread per reducer session, and one FetchClient (with
+// its connection pool and per-node workers) shared by all sessions.
+#ifndef HADOOP_ACCEL_JBS_NET_MERGER_SERVER_H
+#define HADOOP_ACCEL_JBS_NET_MERGER_SERVER_H
+
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fetch_client.h"
+#include "job_registry.h"
+#include "merger_session.h"
+#include "transport.h"
+#include "unix_socket.h"
+
+namespace hadoop_accel::jbs {
+
+struct NetMergerConfig {
+  std::string socket_path;
+  size_t buffer_bytes = 128 * 1024;
+  uint64_t memory_bytes = 256ull << 20;
+  size_t max_connections = 512;
+  std::vector<std::string> spill_dirs;
+  int connect_timeout_ms = 5000;
+  int fetch_retries = 5;
+  int retry_backoff_ms = 500;
+};
+
+class NetMergerServer {
+ public:
+  // transport: how to reach MOFSuppliers (TCP); jobs: filled by the control channel.
+  NetMergerServer(NetMergerConfig config, const JobRegistry* jobs, Transport* transport);
+  ~NetMergerServer() { Stop(); }
+
+  // Listens on the socket (a stale socket file is replaced; mode 0666) and starts accepting.
+  // 0 or an errno.
+  int Start();
+  // Ends every session, stops fetching, joins all threads, removes the socket. Idempotent.
+  void Stop();
+
+  size_t live_sessions();
+  ConnectionPool::Stats pool_stats() const { return fetch_.pool_stats(); }
+
+ private:
+  struct Slot {
+    std::unique_ptr<MergerSession> session;
+    std::thread thread;
+    bool done = false;
+  };
+  void AcceptLoop();
+  void ReapLocked(std::vector<std::thread>* finished);
+
+  NetMergerConfig config_;
+  FetchClient fetch_;
+  SessionContext ctx_;
+  UnixListener listener_;
+  std::thread acceptor_;
+  std::mutex mu_;
+  std::list<Slot> sessions_;
+  bool started_ = false;
+  bool stopped_ = false;
+};
+
+}  // namespace hadoop_accel::jbs
+
+#endif

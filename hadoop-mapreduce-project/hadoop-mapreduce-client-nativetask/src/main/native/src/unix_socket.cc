@@ -1,0 +1,156 @@
+#include "unix_socket.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+namespace hadoop_accel::jbs {
+namespace {
+
+class StreamConnection : public Connection {
+ public:
+  explicit StreamConnection(int fd) : fd_(fd) {}
+  ~StreamConnection() override {
+    Close();
+    ::close(fd_);
+  }
+  int SendFrame(const uint8_t* prefix, size_t prefix_len, const uint8_t* payload,
+                size_t payload_len) override {
+    iovec iov[2] = {{const_cast<uint8_t*>(prefix), prefix_len},
+                    {const_cast<uint8_t*>(payload), payload_len}};
+    int n = payload_len > 0 ? 2 : 1;
+    iovec* v = iov;
+    while (n > 0) {
+      msghdr msg{};
+      msg.msg_iov = v;
+      msg.msg_iovlen = static_cast<size_t>(n);
+      ssize_t w = ::sendmsg(fd_, &msg, MSG_NOSIGNAL);
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) return errno;
+      size_t done = static_cast<size_t>(w);
+      while (n > 0 && done >= v->iov_len) {
+        done -= v->iov_len;
+        ++v;
+        --n;
+      }
+      if (n > 0) {
+        v->iov_base = static_cast<uint8_t*>(v->iov_base) + done;
+        v->iov_len -= done;
+      }
+    }
+    return 0;
+  }
+  int RecvExact(uint8_t* buf, size_t n) override {
+    size_t got = 0;
+    while (got < n) {
+      ssize_t r = ::recv(fd_, buf + got, n - got, 0);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) return errno;
+      if (r == 0) return ECONNRESET;
+      got += static_cast<size_t>(r);
+    }
+    return 0;
+  }
+  void Close() override {
+    std::lock_guard<std::mutex> g(mu_);
+    if (!shut_) ::shutdown(fd_, SHUT_RDWR);
+    shut_ = true;
+  }
+
+ private:
+  const int fd_;
+  std::mutex mu_;
+  bool shut_ = false;
+};
+
+bool FillAddress(const std::string& path, sockaddr_un* addr) {
+  if (path.empty() || path.size() >= sizeof(addr->sun_path)) return false;
+  std::memset(addr, 0, sizeof(*addr));
+  addr->sun_family = AF_UNIX;
+  std::memcpy(addr->sun_path, path.c_str(), path.size() + 1);
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<Connection> WrapStreamSocket(int fd) {
+  return std::make_unique<StreamConnection>(fd);
+}
+
+int ConnectUnix(const std::string& path, std::unique_ptr<Connection>* out) {
+  sockaddr_un addr;
+  if (!FillAddress(path, &addr)) return ENAMETOOLONG;
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return errno;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    int e = errno;
+    ::close(fd);
+    return e;
+  }
+  *out = WrapStreamSocket(fd);
+  return 0;
+}
+
+UnixListener::~UnixListener() {
+  Close();
+  if (fd_ >= 0) ::close(fd_);
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+}
+
+int UnixListener::Listen(const std::string& path, unsigned mode) {
+  sockaddr_un addr;
+  if (!FillAddress(path, &addr)) return ENAMETOOLONG;
+  struct stat st;
+  // Only a stale socket is removed: never a regular file someone pointed us at by mistake.
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (!S_ISSOCK(st.st_mode)) return EEXIST;
+    ::unlink(path.c_str());
+  }
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake_fd_ < 0) return errno;
+  fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd_ < 0) return errno;
+  if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) return errno;
+  path_ = path;
+  // Reducers of any user connect; the REGISTER MAC is the authentication.
+  if (::chmod(path.c_str(), mode) != 0 || ::listen(fd_, 128) != 0) return errno;
+  return 0;
+}
+
+int UnixListener::Accept(std::unique_ptr<Connection>* out) {
+  for (;;) {
+    pollfd p[2] = {{fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    int r = ::poll(p, 2, -1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return errno;
+    if (p[1].revents != 0) return ESHUTDOWN;
+    if (p[0].revents == 0) continue;
+    int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (c >= 0) {
+      *out = WrapStreamSocket(c);
+      return 0;
+    }
+    if (errno != EINTR && errno != ECONNABORTED && errno != EAGAIN) return errno;
+  }
+}
+
+void UnixListener::Close() {
+  if (wake_fd_ >= 0) {
+    uint64_t one = 1;
+    ssize_t w = ::write(wake_fd_, &one, sizeof(one));
+    (void)w;
+  }
+  if (!path_.empty()) {
+    ::unlink(path_.c_str());
+    path_.clear();
+  }
+}
+
+}  // namespace hadoop_accel::jbs

@@ -1,0 +1,392 @@
+// End to end on one node: map outputs laid out as a NodeManager keeps them (IFile partitions,
+// plain and zlib), a MofServer over TCP loopback whose authorizer checks the FetchMac, the
+// NetMerger server on a Unix socket, and a fake reduce task speaking the reducer protocol.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <random>
+
+#include "byte_order.h"
+#include "data_engine.h"
+#include "ids.h"
+#include "ifile_writer.h"
+#include "job_auth.h"
+#include "mof_server.h"
+#include "net_merger_server.h"
+#include "reducer_protocol.h"
+#include "spill_index.h"
+#include "test_files.h"
+#include "unix_socket.h"
+
+using namespace hadoop_accel::jbs;
+using namespace jbs_test;
+
+namespace {
+
+const char* kJob = "job_1700000000000_0042";
+const char* kSecret = "job-token-password";
+constexpr uint32_t kPartition = 1;
+
+std::string Attempt(uint32_t map) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "attempt_1700000000000_0042_m_%06u_0", map);
+  return buf;
+}
+
+// The reduce task's side of the protocol.
+class FakeReducer {
+ public:
+  explicit FakeReducer(const std::string& socket) {
+    EXPECT_EQ(ConnectUnix(socket, &conn_), 0);
+    ReducerFrame t = Read();
+    EXPECT_EQ(t, ReducerFrame::kHello);
+    EXPECT_EQ(DecodeHello(body_.data(), body_.size(), &hello_), WireStatus::kOk);
+  }
+
+  ReducerFrame Read() {
+    uint8_t h[kFrameHeaderSize];
+    ReducerFrame t = ReducerFrame::kError;
+    uint32_t len = 0;
+    if (conn_->RecvExact(h, sizeof(h)) != 0) return static_cast<ReducerFrame>(0);
+    EXPECT_EQ(DecodeReducerHeader(h, sizeof(h), &t, &len), WireStatus::kOk);
+    body_.resize(len);
+    if (len > 0) {
+      EXPECT_EQ(conn_->RecvExact(body_.data(), len), 0);
+    }
+    return t;
+  }
+
+  void Send(const std::vector<uint8_t>& f) {
+    ASSERT_EQ(conn_->SendFrame(f.data(), f.size(), nullptr, 0), 0);
+  }
+
+  Registered Register(uint32_t num_maps, uint8_t codec, const std::string& secret = kSecret,
+                      uint8_t key_type = 1, const std::string& job = kJob) {
+    ::hadoop_accel::jbs::Register r;
+    r.partition = kPartition;
+    r.num_maps = num_maps;
+    r.key_type = key_type;
+    r.codec = codec;
+    r.job = job;
+    r.auth = RegisterMac(secret, job, kPartition, hello_.nonce);
+    std::vector<uint8_t> f;
+    EXPECT_EQ(EncodeRegister(r, &f), WireStatus::kOk);
+    Send(f);
+    Registered out;
+    EXPECT_EQ(Read(), ReducerFrame::kRegistered);
+    EXPECT_EQ(DecodeRegistered(body_.data(), body_.size(), &out), WireStatus::kOk);
+    return out;
+  }
+
+  void MapOutput(uint32_t index, uint16_t port, const std::string& host = "127.0.0.1") {
+    std::vector<uint8_t> f;
+    ASSERT_EQ(EncodeMapOutput({index, port, Attempt(index), host}, &f), WireStatus::kOk);
+    Send(f);
+  }
+
+  void Merge() {
+    std::vector<uint8_t> f;
+    EncodeMerge(&f);
+    Send(f);
+  }
+
+  // DATA frames until END (true) or ERROR / a closed socket (false).
+  bool ReadStream(Bytes* stream, EndStats* end, ErrorFrame* error) {
+    for (;;) {
+      ReducerFrame t = Read();
+      if (t == ReducerFrame::kData) {
+        const uint8_t* p;
+        size_t n;
+        EXPECT_EQ(DecodeData(body_.data(), body_.size(), &p, &n), WireStatus::kOk);
+        EXPECT_LE(n, kMaxDataPayload);
+        stream->insert(stream->end(), p, p + n);
+      } else if (t == ReducerFrame::kEnd) {
+        EXPECT_EQ(DecodeEnd(body_.data(), body_.size(), end), WireStatus::kOk);
+        return true;
+      } else if (t == ReducerFrame::kError) {
+        EXPECT_EQ(DecodeError(body_.data(), body_.size(), error), WireStatus::kOk);
+        return false;
+      } else {
+        ADD_FAILURE() << "unexpected frame " << static_cast<int>(t);
+        return false;
+      }
+    }
+  }
+
+  std::vector<uint8_t> body_;
+  std::unique_ptr<Connection> conn_;
+  Hello hello_;
+};
+
+class NetMergerE2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(supplier_jobs_.Register(kJob, {"alice", kSecret}));
+    ASSERT_TRUE(merger_jobs_.Register(kJob, {"alice", kSecret}));
+    DataEngine::Config cfg;
+    cfg.local_dirs = {local_.path()};
+    engine_ = std::make_unique<DataEngine>(
+        cfg, &supplier_jobs_, &pool_, [](const FetchRequest& r, const JobInfo& j) {
+          return MacEquals(r.auth, FetchMac(j.secret, r.job_id, r.map_attempt_id, r.partition));
+        });
+    tcp_ = MakeTcpTransport();
+    supplier_ = std::make_unique<MofServer>(tcp_.get(), engine_.get(), &pool_);
+    ASSERT_EQ(supplier_->Start({"127.0.0.1", 0}), 0);
+    socket_ = sock_dir_.path() + "/merger.sock";
+  }
+  void TearDown() override {
+    if (merger_) merger_->Stop();
+    supplier_->Stop();
+  }
+
+  void StartMerger(uint64_t memory_bytes = 256ull << 20) {
+    NetMergerConfig c;
+    c.socket_path = socket_;
+    c.buffer_bytes = 4096;
+    c.memory_bytes = memory_bytes;
+    c.spill_dirs = {spill_.path()};
+    c.fetch_retries = 1;
+    c.retry_backoff_ms = 5;
+    c.connect_timeout_ms = 2000;
+    merger_ = std::make_unique<NetMergerServer>(c, &merger_jobs_, tcp_.get());
+    ASSERT_EQ(merger_->Start(), 0);
+  }
+
+  // Writes map `index`'s file.out + index with 3 partitions; partition kPartition holds recs.
+  Bytes WriteMap(uint32_t index, const std::vector<Rec>& recs, bool zlib) {
+    std::string dir = local_.path() + "/" + AttemptOutputDir("alice", kJob, Attempt(index));
+    std::filesystem::create_directories(dir);
+    Bytes data;
+    std::vector<IndexRecord> idx;
+    Bytes ours;
+    for (uint32_t p = 0; p < 3; ++p) {
+      std::vector<Rec> part = p == kPartition ? recs : std::vector<Rec>{{TextKey("other"), {}}};
+      Bytes raw = RawRecords(part);
+      Bytes disk = IFileSegment(part, zlib);
+      idx.push_back({data.size(), raw.size(), disk.size()});
+      data.insert(data.end(), disk.begin(), disk.end());
+      if (p == kPartition) ours = disk;
+    }
+    ScratchDir::WriteAt(dir + "/file.out", data);
+    ScratchDir::WriteAt(dir + "/file.out.index", SpillIndex::Serialize(idx));
+    return ours;
+  }
+
+  // Runs a whole successful session over `maps` maps; returns the END stats.
+  EndStats RunJob(const std::vector<std::vector<Rec>>& data, bool zlib, Bytes* stream) {
+    uint64_t disk_total = 0;
+    for (uint32_t i = 0; i < data.size(); ++i) disk_total += WriteMap(i, data[i], zlib).size();
+    FakeReducer r(socket_);
+    Registered reg = r.Register(static_cast<uint32_t>(data.size()), zlib ? 1 : 0);
+    EXPECT_EQ(reg.status, RegisterStatus::kOk) << reg.message;
+    // Report the maps in a scrambled order, as they finish.
+    std::vector<uint32_t> order(data.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), rng_);
+    for (uint32_t i : order) r.MapOutput(i, supplier_->port());
+    std::map<uint32_t, uint64_t> fetched;
+    while (fetched.size() < data.size()) {
+      ReducerFrame t = r.Read();
+      if (t != ReducerFrame::kMapFetched) {
+        ADD_FAILURE() << "frame " << static_cast<int>(t);
+        return {};
+      }
+      MapFetched mf;
+      EXPECT_EQ(DecodeMapFetched(r.body_.data(), r.body_.size(), &mf), WireStatus::kOk);
+      EXPECT_EQ(mf.attempt, Attempt(mf.map_index));
+      fetched[mf.map_index] = mf.part_length;
+    }
+    uint64_t reported = 0;
+    for (auto& [i, len] : fetched) reported += len;
+    EXPECT_EQ(reported, disk_total);
+    r.Merge();
+    EndStats end;
+    ErrorFrame err;
+    EXPECT_TRUE(r.ReadStream(stream, &end, &err)) << err.message;
+    EXPECT_EQ(end.fetched_bytes, disk_total);
+    return end;
+  }
+
+  size_t SpillFiles() const {
+    size_t n = 0;
+    for (auto& e : std::filesystem::directory_iterator(spill_.path())) n += e.path().empty() ? 0 : 1;
+    return n;
+  }
+
+  std::mt19937 rng_{99};
+  ScratchDir local_, spill_, sock_dir_;
+  JobRegistry supplier_jobs_, merger_jobs_;
+  BufferPool pool_{4096, 64};
+  std::unique_ptr<DataEngine> engine_;
+  std::unique_ptr<Transport> tcp_;
+  std::unique_ptr<MofServer> supplier_;
+  std::unique_ptr<NetMergerServer> merger_;
+  std::string socket_;
+};
+
+}  // namespace
+
+TEST_F(NetMergerE2eTest, MergedStreamEqualsTheReferenceMerge) {
+  StartMerger();
+  auto data = RandomTextSegments(rng_, 12, 80, 6000);
+  Bytes stream;
+  EndStats end = RunJob(data, false, &stream);
+  EXPECT_EQ(stream, ReferenceMerge(data, 1));
+  size_t records = 0;
+  for (auto& s : data) records += s.size();
+  EXPECT_EQ(end.records, records);
+  EXPECT_EQ(end.stream_bytes, stream.size());
+  EXPECT_EQ(end.merge_passes, 1u);
+  EXPECT_EQ(end.spilled_bytes, 0u);
+  EXPECT_LE(merger_->pool_stats().open, 1u);  // one supplier, one connection
+}
+
+TEST_F(NetMergerE2eTest, ZlibSegments) {
+  StartMerger();
+  auto data = RandomTextSegments(rng_, 7, 60, 3000);
+  Bytes stream;
+  EndStats end = RunJob(data, true, &stream);
+  EXPECT_EQ(stream, ReferenceMerge(data, 1));
+  EXPECT_EQ(end.merge_passes, 1u);
+}
+
+TEST_F(NetMergerE2eTest, HierarchicalMergeUnderATinyBudgetGivesTheSameStream) {
+  StartMerger(3 * 2 * 4096);  // room for three inputs' chunk pairs
+  auto data = RandomTextSegments(rng_, 20, 60, 3000);
+  Bytes stream;
+  EndStats end = RunJob(data, false, &stream);
+  EXPECT_EQ(stream, ReferenceMerge(data, 1));
+  EXPECT_GT(end.merge_passes, 1u);
+  EXPECT_GT(end.spilled_bytes, 0u);
+  EXPECT_EQ(SpillFiles(), 0u);  // runs are removed before END
+}
+
+TEST_F(NetMergerE2eTest, RegisterRefusals) {
+  StartMerger();
+  EXPECT_EQ(FakeReducer(socket_).Register(1, 0, "wrong-secret").status,
+            RegisterStatus::kUnauthorized);
+  EXPECT_EQ(FakeReducer(socket_).Register(1, 0, kSecret, 1, "job_1700000000000_0099").status,
+            RegisterStatus::kUnauthorized);
+  EXPECT_EQ(FakeReducer(socket_).Register(1, 0, kSecret, 9).status, RegisterStatus::kUnsupported);
+  EXPECT_EQ(FakeReducer(socket_).Register(1, 2).status, RegisterStatus::kUnsupported);
+  // A MAC over another session's nonce does not pass either.
+  FakeReducer a(socket_), b(socket_);
+  ::hadoop_accel::jbs::Register r;
+  r.partition = kPartition;
+  r.num_maps = 1;
+  r.key_type = 1;
+  r.job = kJob;
+  r.auth = RegisterMac(kSecret, kJob, kPartition, a.hello_.nonce);
+  std::vector<uint8_t> f;
+  EncodeRegister(r, &f);
+  b.Send(f);
+  ASSERT_EQ(b.Read(), ReducerFrame::kRegistered);
+  Registered out;
+  DecodeRegistered(b.body_.data(), b.body_.size(), &out);
+  EXPECT_EQ(out.status, RegisterStatus::kUnauthorized);
+}
+
+TEST_F(NetMergerE2eTest, MapOnADeadPortIsFetchFailed) {
+  StartMerger();
+  // A port that was just free: bind, note, close.
+  std::unique_ptr<Listener> l;
+  ASSERT_EQ(tcp_->Listen({"127.0.0.1", 0}, &l), 0);
+  uint16_t dead = l->port();
+  l.reset();
+  FakeReducer r(socket_);
+  ASSERT_EQ(r.Register(1, 0).status, RegisterStatus::kOk);
+  r.MapOutput(0, dead);
+  ASSERT_EQ(r.Read(), ReducerFrame::kFetchFailed);
+  FetchFailed ff;
+  ASSERT_EQ(DecodeFetchFailed(r.body_.data(), r.body_.size(), &ff), WireStatus::kOk);
+  EXPECT_EQ(ff.map_index, 0u);
+  EXPECT_TRUE(ff.connect_failed);
+  EXPECT_EQ(ff.attempt, Attempt(0));
+  // The reduce may report the map again (now served) and carry on.
+  WriteMap(0, {{TextKey("k"), Bytes(3, 1)}}, false);
+  r.MapOutput(0, supplier_->port());
+  ASSERT_EQ(r.Read(), ReducerFrame::kMapFetched);
+  r.Merge();
+  Bytes stream;
+  EndStats end;
+  ErrorFrame err;
+  ASSERT_TRUE(r.ReadStream(&stream, &end, &err)) << err.message;
+  EXPECT_EQ(end.records, 1u);
+}
+
+TEST_F(NetMergerE2eTest, UnknownMapAttemptIsFetchFailedAtOnce) {
+  StartMerger();
+  FakeReducer r(socket_);
+  ASSERT_EQ(r.Register(2, 0).status, RegisterStatus::kOk);
+  r.MapOutput(1, supplier_->port());  // never written: NOT_FOUND, no retries
+  ASSERT_EQ(r.Read(), ReducerFrame::kFetchFailed);
+  FetchFailed ff;
+  ASSERT_EQ(DecodeFetchFailed(r.body_.data(), r.body_.size(), &ff), WireStatus::kOk);
+  EXPECT_FALSE(ff.connect_failed);
+  EXPECT_NE(ff.message.find("NOT_FOUND"), std::string::npos) << ff.message;
+}
+
+TEST_F(NetMergerE2eTest, CorruptedSegmentByteIsAnError) {
+  StartMerger();
+  auto data = RandomTextSegments(rng_, 3, 40, 200);
+  data[1].push_back({TextKey("zzz"), Bytes(500, 7)});  // a long value to corrupt
+  for (uint32_t i = 0; i < data.size(); ++i) WriteMap(i, data[i], false);
+  // Flip one byte inside map 1's partition (the last record's value, before the trailer).
+  std::string file = local_.path() + "/" + AttemptOutputDir("alice", kJob, Attempt(1)) + "/file.out";
+  std::string index = file + ".index";
+  FILE* fi = std::fopen(index.c_str(), "rb");
+  uint8_t rec[48];
+  ASSERT_EQ(std::fread(rec, 1, sizeof(rec), fi), sizeof(rec));
+  std::fclose(fi);
+  uint64_t start = LoadBe64(rec + 24), part = LoadBe64(rec + 40);
+  FILE* f = std::fopen(file.c_str(), "r+b");
+  std::fseek(f, static_cast<long>(start + part - 100), SEEK_SET);
+  int c = std::fgetc(f);
+  std::fseek(f, static_cast<long>(start + part - 100), SEEK_SET);
+  std::fputc(c ^ 0x5A, f);
+  std::fclose(f);
+
+  FakeReducer r(socket_);
+  ASSERT_EQ(r.Register(3, 0).status, RegisterStatus::kOk);
+  for (uint32_t i = 0; i < 3; ++i) r.MapOutput(i, supplier_->port());
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(r.Read(), ReducerFrame::kMapFetched);
+  r.Merge();
+  Bytes stream;
+  EndStats end;
+  ErrorFrame err;
+  EXPECT_FALSE(r.ReadStream(&stream, &end, &err));
+  EXPECT_EQ(err.code, ErrorCode::kCorruptSegment);
+  EXPECT_NE(err.message.find("checksum"), std::string::npos) << err.message;
+}
+
+TEST_F(NetMergerE2eTest, ProtocolMistakesEndTheSession) {
+  StartMerger();
+  {
+    FakeReducer r(socket_);
+    r.Merge();  // before REGISTER
+    ASSERT_EQ(r.Read(), ReducerFrame::kError);
+  }
+  {
+    FakeReducer r(socket_);
+    ASSERT_EQ(r.Register(2, 0).status, RegisterStatus::kOk);
+    r.MapOutput(0, supplier_->port());
+    r.Merge();  // map 1 never fetched: ERROR (may follow MAP_FETCHED / FETCH_FAILED of map 0)
+    ReducerFrame t;
+    while ((t = r.Read()) == ReducerFrame::kMapFetched || t == ReducerFrame::kFetchFailed) {
+    }
+    EXPECT_EQ(t, ReducerFrame::kError);
+  }
+  {
+    FakeReducer r(socket_);
+    ASSERT_EQ(r.Register(2, 0).status, RegisterStatus::kOk);
+    r.MapOutput(5, supplier_->port());  // index beyond num_maps
+    ASSERT_EQ(r.Read(), ReducerFrame::kError);
+  }
+  {
+    FakeReducer r(socket_);
+    const uint8_t junk[] = "GET / HTTP/1.1\r\n\r\n";
+    ASSERT_EQ(r.conn_->SendFrame(junk, sizeof(junk) - 1, nullptr, 0), 0);
+    ASSERT_EQ(r.Read(), ReducerFrame::kError);
+  }
+}
