@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -74,6 +75,10 @@ EpollServer::~EpollServer() { Stop(); }
 
 int EpollServer::Start(const Endpoint& at) {
   if (started_) return EALREADY;
+  rlimit nofile{};
+  if (::getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY &&
+      nofile.rlim_cur > 64)  // leave room for map output files, pipes and the epoll fds
+    config_.max_connections = std::min<size_t>(config_.max_connections, nofile.rlim_cur - 64);
   if (int e = ListenTcp(at, true, &listen_fd_, &port_)) return e;
   epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -121,6 +126,7 @@ EpollServer::Stats EpollServer::stats() const {
   s.served = served_;
   s.busy = busy_;
   s.stalled = stalled_;
+  s.open_connections = open_;
   return s;
 }
 
@@ -177,7 +183,8 @@ void EpollServer::AcceptAll() {
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
-      return;  // EAGAIN, or out of descriptors: try again on the next readiness
+      if (errno == EMFILE || errno == ENFILE) SetAccepting(false);  // until one closes
+      return;  // EAGAIN: no more waiting
     }
     if (conns_.size() >= config_.max_connections) {
       ::close(fd);
@@ -198,6 +205,7 @@ void EpollServer::AcceptAll() {
       continue;
     }
     ++accepted_;
+    ++open_;
     conns_.emplace(c->id, std::move(c));
   }
 }
@@ -401,6 +409,17 @@ void EpollServer::CloseConn(Conn* c) {
   for (auto& [seq, d] : c->ready)
     if (d.buffer) engine_.ReleaseBuffer(*d.buffer);
   conns_.erase(c->id);  // frees c
+  --open_;
+  if (!accepting_) SetAccepting(true);
+}
+
+void EpollServer::SetAccepting(bool on) {
+  // Out of descriptors, a level-triggered listening socket would wake the loop endlessly.
+  epoll_event ev{};
+  ev.events = on ? static_cast<uint32_t>(EPOLLIN) : 0u;
+  ev.data.u64 = kListenTag;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, listen_fd_, &ev);
+  accepting_ = on;
 }
 
 }  // namespace hadoop_accel::jbs

@@ -27,7 +27,8 @@ class EpollServer : public FetchServer {
   struct Config {
     PipelinedEngine::Config engine;
     size_t max_inflight = 32;       // unanswered requests per connection before reading stops
-    size_t max_connections = 4096;  // beyond: accepted and closed at once
+    size_t max_connections = 4096;  // beyond: accepted and closed at once (capped by
+                                    // RLIMIT_NOFILE - 64 at Start)
     // A connection that holds a partial request or unsent answers and moves no byte for this
     // long is closed (a stalled or hostile peer must not pin descriptors and pool buffers).
     // Idle connections with nothing pending stay open: the NetMerger keeps them.
@@ -39,6 +40,7 @@ class EpollServer : public FetchServer {
     uint64_t served = 0;                // responses fully sent
     uint64_t busy = 0;                  // BUSY answers (queue full or no buffer in time)
     uint64_t stalled = 0;               // closed for moving no byte within stall_timeout
+    uint64_t open_connections = 0;
   };
 
   EpollServer(DataEngine* planner, BufferPool* pool, Config config,
@@ -66,6 +68,7 @@ class EpollServer : public FetchServer {
   void UpdateInterest(Conn* c);
   void CloseConn(Conn* c);
   void CloseStalled();
+  void SetAccepting(bool on);
 
   BufferPool* pool_;
   Config config_;
@@ -77,11 +80,13 @@ class EpollServer : public FetchServer {
   uint16_t port_ = 0;
   std::atomic<bool> stopping_{false};
   bool started_ = false;
+  bool accepting_ = true;  // epoll thread only
   std::thread loop_;
   uint64_t next_conn_id_ = 1;
   std::unordered_map<uint64_t, std::unique_ptr<Conn>> conns_;  // epoll thread only
 
-  std::atomic<uint64_t> accepted_{0}, rejected_{0}, served_{0}, busy_{0}, stalled_{0};
+  std::atomic<uint64_t> accepted_{0}, rejected_{0}, served_{0}, busy_{0}, stalled_{0},
+      open_{0};
 };
 
 }  // namespace hadoop_accel::jbs

@@ -290,3 +290,24 @@ TEST_F(EpollServerTest, StalledPeersAreClosedIdleOnesKept) {
   EXPECT_EQ(h.status, ResponseStatus::kOk);
   ExpectAllBuffersBack();
 }
+
+TEST_F(EpollServerTest, ConnectionsBeyondTheCapAreClosedAtOnce) {
+  WriteOutputs(1, 1);
+  EpollServer::Config cfg;
+  cfg.max_connections = 2;
+  Start(4, cfg);
+  auto a = Connect();
+  auto b = Connect();
+  EXPECT_TRUE(WaitFor([&] { return server_->stats().accepted == 2; }));
+  int extra = RawConnect(server_->port());
+  ASSERT_GE(extra, 0);
+  EXPECT_TRUE(RecvUntilEof(extra).empty());  // closed, not left hanging
+  ::close(extra);
+  a.reset();  // a slot frees up once the server has seen the close
+  EXPECT_TRUE(WaitFor([&] { return server_->stats().open_connections == 1; }));
+  auto c = Connect();
+  PipelinedFetcher f(c.get(), kJob, kSecret, kBuf, 1);
+  f.Add(AttemptOf(kJob, 0), 0);
+  EXPECT_TRUE(f.Run(std::chrono::seconds(5)).ok);
+  ExpectAllBuffersBack();
+}
