@@ -150,6 +150,10 @@ TEST_F(SupplierProcessTest, ServesWithTheRightMacAndRefusesWrongOrMissingOnes) {
   EXPECT_NE(log.find(kJob), std::string::npos);
   EXPECT_NE(log.find(AttemptOf(kJob, 0)), std::string::npos);
   EXPECT_NE(log.find("127.0.0.1:"), std::string::npos);
+  // Every diagnostic is one line with the daemon's prefix (the aux service copies them).
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);)
+    EXPECT_EQ(line.rfind("jbs_mof_supplier: ", 0), 0u) << line;
 }
 
 TEST_F(SupplierProcessTest, HostileRequestsAreRefusedOrClosedAndOthersAreStillServed) {
