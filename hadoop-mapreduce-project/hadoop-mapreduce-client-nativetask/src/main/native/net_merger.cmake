@@ -12,9 +12,14 @@ set_target_properties(jbs_net_merger PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${JBS_
 
 add_executable(jbs_net_merger_test
   test/reducer_protocol_test.cc test/raw_comparator_test.cc test/ifile_segment_test.cc
-  test/segment_merger_test.cc test/connection_pool_test.cc test/net_merger_e2e_test.cc)
+  test/segment_merger_test.cc test/connection_pool_test.cc test/fetch_client_test.cc
+  test/net_merger_e2e_test.cc test/net_merger_daemon_test.cc)
 target_link_libraries(jbs_net_merger_test PRIVATE jbs_merger_core GTest::gtest GTest::gtest_main)
-gtest_discover_tests(jbs_net_merger_test)
+# The daemon test runs the real binary.
+target_compile_definitions(jbs_net_merger_test PRIVATE
+  JBS_NET_MERGER_BIN="$<TARGET_FILE:jbs_net_merger>")
+add_dependencies(jbs_net_merger_test jbs_net_merger)
+gtest_discover_tests(jbs_net_merger_test PROPERTIES TIMEOUT 60)
 
 # The reducer-protocol decoders under the standalone mutation driver, briefly, in ctest
 # (same sanitizer set-up as request_decoder_fuzz_smoke).
