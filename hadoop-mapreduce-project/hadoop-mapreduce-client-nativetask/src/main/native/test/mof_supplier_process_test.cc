@@ -283,3 +283,38 @@ TEST_F(SupplierProcessTest, BadArgumentsExitTwoNamingTheOption) {
   EXPECT_EQ(e->WaitExit(std::chrono::seconds(5)), 2);
   EXPECT_NE(e->Stderr().find("--listen"), std::string::npos);
 }
+
+TEST_F(SupplierProcessTest, AFloodOfBadMacsIsAnsweredButBarelyLogged) {
+  auto d = Launch();
+  uint16_t port = d->WaitReady();
+  ASSERT_NE(port, 0);
+  ASSERT_EQ(d->Command("ADD_JOB " + kJob + " " + kUser + " " + kSecretHex), "OK");
+  // 1000 pipelined requests with a wrong MAC on one connection, while others fetch. (The
+  // client sends them all before reading: their 52 KB of answers fit the socket buffers.)
+  const std::string a0 = AttemptOf(kJob, 0);
+  std::vector<uint8_t> flood;
+  for (uint64_t i = 1; i <= 1000; ++i)
+    {
+      std::vector<uint8_t> f = RawRequest(i, 0, 0, kBuf, kJob, a0, std::string(20, 'x'));
+      flood.insert(flood.end(), f.begin(), f.end());
+    }
+  std::thread fetcher([&] { EXPECT_TRUE(PullEverything(port)); });
+  std::vector<uint8_t> answers = SendRaw(port, flood, /*half_close=*/true);
+  fetcher.join();
+  ASSERT_EQ(answers.size(), 1000 * kResponsePrefixSize);
+  for (size_t i = 0; i < 1000; ++i) {
+    FetchResponseHeader h;
+    ASSERT_EQ(DecodeResponsePrefix(answers.data() + i * kResponsePrefixSize, kResponsePrefixSize,
+                                   &h),
+              WireStatus::kOk);
+    EXPECT_EQ(h.request_id, i + 1);
+    EXPECT_EQ(h.status, ResponseStatus::kUnauthorized);
+  }
+  d->CloseStdin();
+  EXPECT_EQ(d->WaitExit(std::chrono::seconds(2)), 0);
+  std::string log = d->Stderr();
+  size_t refusals = 0;
+  for (size_t p = 0; (p = log.find("refused fetch", p)) != std::string::npos; ++p) ++refusals;
+  EXPECT_GE(refusals, 1u);
+  EXPECT_LE(refusals, 5u) << log;  // one a second at most, and this took well under 5 s
+}
