@@ -3,6 +3,7 @@
 // serves a segment pulled one chunk at a time from memory, and junk only costs its sender.
 #include "epoll_server.h"
 
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include <atomic>
@@ -309,5 +310,51 @@ TEST_F(EpollServerTest, ConnectionsBeyondTheCapAreClosedAtOnce) {
   PipelinedFetcher f(c.get(), kJob, kSecret, kBuf, 1);
   f.Add(AttemptOf(kJob, 0), 0);
   EXPECT_TRUE(f.Run(std::chrono::seconds(5)).ok);
+  ExpectAllBuffersBack();
+}
+
+TEST_F(EpollServerTest, RequestsArrivingInTinyPiecesAreParsedWhole) {
+  WriteOutputs(2, 3);
+  Start(8);
+  std::vector<uint8_t> frames;
+  std::vector<uint64_t> sizes;
+  uint64_t id = 0;
+  for (int m = 0; m < 2; ++m)
+    for (uint32_t p = 0; p < 3; ++p)
+      for (int rep = 0; rep < 3; ++rep) {
+        FetchRequest r;
+        r.request_id = ++id;
+        r.job_id = kJob;
+        r.map_attempt_id = AttemptOf(kJob, m);
+        r.partition = p;
+        r.max_length = kBuf;
+        r.auth = FetchMac(kSecret, kJob, r.map_attempt_id, p);
+        ASSERT_EQ(EncodeRequest(r, &frames), WireStatus::kOk);
+        sizes.push_back(std::min<uint64_t>(kBuf, outputs_[r.map_attempt_id][p].size()));
+      }
+  int fd = RawConnect(server_->port());
+  ASSERT_GE(fd, 0);
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  std::mt19937 rng(5);
+  for (size_t pos = 0; pos < frames.size();) {
+    size_t n = std::min<size_t>(1 + rng() % 7, frames.size() - pos);
+    ASSERT_EQ(::send(fd, frames.data() + pos, n, MSG_NOSIGNAL), static_cast<ssize_t>(n));
+    pos += n;
+  }
+  ::shutdown(fd, SHUT_WR);
+  std::vector<uint8_t> got = RecvUntilEof(fd);
+  ::close(fd);
+  size_t pos = 0;
+  for (uint64_t i = 1; i <= id; ++i) {
+    FetchResponseHeader h;
+    ASSERT_EQ(DecodeResponsePrefix(got.data() + pos, got.size() - pos, &h), WireStatus::kOk);
+    EXPECT_EQ(h.request_id, i);
+    EXPECT_EQ(h.status, ResponseStatus::kOk);
+    EXPECT_EQ(h.chunk_length, sizes[i - 1]);
+    pos += kResponsePrefixSize + h.chunk_length;
+    ASSERT_LE(pos, got.size());
+  }
+  EXPECT_EQ(pos, got.size());
   ExpectAllBuffersBack();
 }
