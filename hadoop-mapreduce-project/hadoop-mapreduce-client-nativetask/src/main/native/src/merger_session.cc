@@ -150,6 +150,12 @@ void MergerSession::Run() {
   conn_->Close();
   if (reader_.joinable()) reader_.join();
   runs_.clear();  // removes the spill files
+  CountInputs(-inputs_);
+}
+
+void MergerSession::CountInputs(int64_t delta) {
+  inputs_ += delta;
+  ctx_->inputs += delta;
 }
 
 void MergerSession::CancelAll() {
@@ -208,6 +214,7 @@ bool MergerSession::OnMapOutput(const std::vector<uint8_t>& body) {
       return false;
     }
     it->second.segment->Cancel();  // a re-run replaces the earlier attempt
+    if (it->second.state == MapState::kFetched) CountInputs(-1);
     Log("map " + std::to_string(m.map_index) + ": " + m.attempt + " replaces " + it->second.attempt);
   }
   MapSlot& slot = maps_[m.map_index];
@@ -249,22 +256,25 @@ bool MergerSession::OnFirstChunk(const Event& e) {
     return Send(f);
   }
   slot.state = MapState::kFetched;
+  CountInputs(1);
   slot.part_length = slot.segment->disk_length();
   EncodeMapFetched({e.map_index, slot.part_length, slot.attempt}, &f);
   return Send(f) && MaybeSpill();
 }
 
-// Hierarchical merge: the final merge needs two chunk buffers per input (segment or run).
-// When the fetched segments plus the runs would not fit the budget, the fetched segments
-// are merged into one more run now (each byte is spilled once: runs are never re-merged
-// before the final merge; if runs alone outgrow the budget the final merge exceeds it).
+// Hierarchical merge: a final merge needs two chunk buffers per input (segment or run).
+// When the inputs of all sessions would not fit the daemon's budget, this session merges its
+// fetched segments into one more run now (at least two: a lone segment waits). Each byte is
+// spilled once (runs are never re-merged), so if runs alone outgrow the budget the final
+// merges exceed it.
 bool MergerSession::MaybeSpill() {
   const MergerLimits& lim = ctx_->limits;
   uint64_t max_inputs = std::max<uint64_t>(2, lim.memory_bytes / (2 * lim.buffer_bytes));
   std::vector<uint32_t> held;
   for (auto& [index, slot] : maps_)
     if (slot.state == MapState::kFetched) held.push_back(index);
-  if (held.size() < 2 || held.size() + runs_.size() <= max_inputs) return true;
+  if (held.size() < 2 || static_cast<uint64_t>(std::max<int64_t>(0, ctx_->inputs.load())) <= max_inputs)
+    return true;
   if (lim.spill_dirs.empty()) return true;  // nowhere to spill: stay in memory
   const std::string& dir = lim.spill_dirs[ctx_->next_spill_dir++ % lim.spill_dirs.size()];
   std::string err;
@@ -294,6 +304,7 @@ bool MergerSession::MaybeSpill() {
     maps_[index].segment.reset();  // its buffers go
   }
   spilled_bytes_ += run->size();
+  CountInputs(1 - static_cast<int64_t>(held.size()));
   Log("spilled " + std::to_string(held.size()) + " segments (" + std::to_string(r.records) +
       " records) into " + run->path() + ", " + std::to_string(run->size()) + " bytes");
   runs_.push_back(std::move(run));
@@ -351,6 +362,7 @@ bool MergerSession::OnMerge() {
   readers.clear();
   run_sources.clear();
   runs_.clear();  // spill files go before END, so a reducer never sees them outlive the merge
+  CountInputs(-inputs_);
   std::vector<uint8_t> f;
   EncodeEnd(end, &f);
   Log("END " + std::to_string(end.records) + " records, " + std::to_string(end.stream_bytes) +

@@ -31,7 +31,7 @@ namespace hadoop_accel::jbs {
 
 struct MergerLimits {
   size_t buffer_bytes = 128 * 1024;       // one fetched chunk
-  uint64_t memory_bytes = 256ull << 20;   // per session: segments' chunk buffers (2 each)
+  uint64_t memory_bytes = 256ull << 20;   // whole daemon: merge inputs' chunk buffers (2 each)
   std::vector<std::string> spill_dirs;    // run files, round-robin
   uint32_t max_maps = 1u << 20;           // REGISTER num_maps above this is a bad request
 };
@@ -43,6 +43,9 @@ struct SessionContext {
   FetchClient* fetch = nullptr;
   std::atomic<uint64_t> next_spill_dir{0};
   std::atomic<uint64_t> session_ids{0};
+  // Merge inputs held in memory or on disk by all sessions (fetched segments + spill runs),
+  // each costing two chunk buffers in its final merge: what --memory-bytes bounds.
+  std::atomic<int64_t> inputs{0};
 };
 
 class MergerSession {
@@ -94,6 +97,7 @@ class MergerSession {
   bool OnFirstChunk(const Event& e);
   bool OnMerge();
   bool MaybeSpill();
+  void CountInputs(int64_t delta);
   void CancelAll();
   void Log(const std::string& what) const;
 
@@ -115,6 +119,7 @@ class MergerSession {
   uint64_t generations_ = 0;
   std::vector<std::unique_ptr<RunFile>> runs_;
   uint64_t spilled_bytes_ = 0;
+  int64_t inputs_ = 0;  // this session's share of ctx_->inputs
 };
 
 }  // namespace hadoop_accel::jbs

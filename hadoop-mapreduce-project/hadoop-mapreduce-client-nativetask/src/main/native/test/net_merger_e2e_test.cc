@@ -390,3 +390,32 @@ TEST_F(NetMergerE2eTest, ProtocolMistakesEndTheSession) {
     ASSERT_EQ(r.Read(), ReducerFrame::kError);
   }
 }
+
+TEST_F(NetMergerE2eTest, TheMemoryBudgetIsSharedBySessions) {
+  StartMerger(3 * 2 * 4096);  // three inputs in the whole daemon
+  auto data = RandomTextSegments(rng_, 3, 40, 2000);
+  for (uint32_t i = 0; i < data.size(); ++i) WriteMap(i, data[i], false);
+  auto fetch_all = [&](FakeReducer* r) {
+    ASSERT_EQ(r->Register(3, 0).status, RegisterStatus::kOk);
+    for (uint32_t i = 0; i < 3; ++i) r->MapOutput(i, supplier_->port());
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(r->Read(), ReducerFrame::kMapFetched);
+  };
+  auto merge = [&](FakeReducer* r, EndStats* end) {
+    r->Merge();
+    Bytes stream;
+    ErrorFrame err;
+    ASSERT_TRUE(r->ReadStream(&stream, end, &err)) << err.message;
+    EXPECT_EQ(stream, ReferenceMerge(data, 1));
+  };
+  FakeReducer a(socket_);
+  fetch_all(&a);  // three inputs: exactly the budget, all in memory
+  FakeReducer b(socket_);
+  fetch_all(&b);  // over the budget: b spills its segments
+  EndStats end_a, end_b;
+  merge(&b, &end_b);
+  merge(&a, &end_a);
+  EXPECT_EQ(end_a.merge_passes, 1u);
+  EXPECT_EQ(end_a.spilled_bytes, 0u);
+  EXPECT_EQ(end_b.merge_passes, 2u);
+  EXPECT_GT(end_b.spilled_bytes, 0u);
+}
