@@ -159,7 +159,9 @@ void PipelinedEngine::DiskLoop(Lane* lane) {
       served_to.erase({file, end});
       return;
     }
-    if (served_to.size() > 4096) served_to.clear();  // abandoned partitions: forget them all
+    // Abandoned partitions (a reducer died) would stay forever: past ~6 MB of entries forget
+    // them all (the cost: a round of read-aheads skipped as if stale).
+    if (served_to.size() > (1u << 16)) served_to.clear();
     uint64_t& to = served_to[{file, end}];
     to = std::max(to, next);
     if (!config_.prefetch) return;
@@ -233,7 +235,8 @@ void PipelinedEngine::DiskLoop(Lane* lane) {
       auto it = tickets.find(op->request_id);
       Ticket t = std::move(it->second);
       tickets.erase(it);
-      demanded.erase(demanded.find({op->file, op->file_offset}));
+      if (auto d = demanded.find({op->file, op->file_offset}); d != demanded.end())
+        demanded.erase(d);
       FetchCompletion c{t.conn, t.seq, std::move(t.req), t.header, std::nullopt};
       if (files.ReadFully(op->file, pool_->data(op->buffer), op->length, op->file_offset)) {
         ++disk_reads_;
