@@ -40,6 +40,8 @@ public class JbsAuxService extends AuxiliaryService implements JbsJobTokens.List
   private SupervisedDaemon merger;
   /** job id -> ADD_JOB arguments (user and hex secret), for re-sending after a restart. */
   private final Map<String, String> jobs = new ConcurrentHashMap<>();
+  /** Started instances in this JVM (tests reach the daemons of a mini cluster's NodeManager). */
+  static final java.util.Set<JbsAuxService> STARTED = ConcurrentHashMap.newKeySet();
 
   public JbsAuxService() {
     super(JbsConfig.SERVICE_NAME);
@@ -67,6 +69,7 @@ public class JbsAuxService extends AuxiliaryService implements JbsJobTokens.List
   @Override
   protected void serviceStart() throws Exception {
     JbsJobTokens.addListener(this);
+    STARTED.add(this);
     File supplierBin = cfg.supplierBinary();
     File mergerBin = cfg.mergerBinary();
     if (!SupervisedDaemon.executable(supplierBin) || !SupervisedDaemon.executable(mergerBin)) {
@@ -116,6 +119,7 @@ public class JbsAuxService extends AuxiliaryService implements JbsJobTokens.List
   @Override
   protected void serviceStop() throws Exception {
     JbsJobTokens.removeListener(this);
+    STARTED.remove(this);
     if (merger != null) {
       merger.stop(STOP_GRACE_MS);
     }

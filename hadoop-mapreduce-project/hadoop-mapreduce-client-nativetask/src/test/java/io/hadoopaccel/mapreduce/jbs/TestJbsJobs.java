@@ -1,0 +1,424 @@
+package io.hadoopaccel.mapreduce.jbs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.hadoopaccel.minicluster.MiniHadoopClusterExtension;
+import io.hadoopaccel.workloads.gen.ZipfText;
+import io.hadoopaccel.workloads.jobs.WordCount;
+import io.hadoopaccel.workloads.util.ByteBuf;
+import io.hadoopaccel.workloads.util.SplitMix64;
+import java.io.File;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.examples.terasort.TeraGen;
+import org.apache.hadoop.examples.terasort.TeraSort;
+import org.apache.hadoop.examples.terasort.TeraValidate;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.io.IOUtils;
+import org.apache.hadoop.io.Text;
+import org.apache.hadoop.io.compress.DefaultCodec;
+import org.apache.hadoop.mapreduce.Cluster;
+import org.apache.hadoop.mapreduce.Counters;
+import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.JobID;
+import org.apache.hadoop.mapreduce.JobStatus;
+import org.apache.hadoop.mapreduce.MRConfig;
+import org.apache.hadoop.mapreduce.MRJobConfig;
+import org.apache.hadoop.mapreduce.TaskCounter;
+import org.apache.hadoop.mapreduce.TypeConverter;
+import org.apache.hadoop.mapreduce.task.reduce.JbsShuffle;
+import org.apache.hadoop.mapreduce.task.reduce.Shuffle;
+import org.apache.hadoop.util.Tool;
+import org.apache.hadoop.util.ToolRunner;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Real jobs on one shared mini cluster whose NodeManager runs {@link JbsShuffleHandler} as
+ * {@code mapreduce_shuffle} and {@link JbsAuxService} as {@code jbs_shuffle} (through an aux
+ * services manifest: MiniMRYarnCluster overwrites yarn.nodemanager.aux-services), with the
+ * daemons from {@code <root>/target/native/bin}. Every job runs with stock {@link Shuffle} and
+ * with {@link JbsShuffle}; the part files must be byte-identical. With the daemons built
+ * (-Pnative) the JBS runs must show the native path ran (NATIVE_REDUCES, no FALLBACKS, bytes
+ * fetched natively); without them (no -Pnative) every JBS reduce must have fallen back
+ * (FALLBACKS = reduces) and still be correct. Tests that kill a daemon need the daemons.
+ */
+class TestJbsJobs {
+  /** -Pnative sets this: then missing daemons fail instead of testing the fallback only. */
+  private static final boolean NATIVE_REQUIRED = Boolean.getBoolean("accel.native.required");
+  private static final File NATIVE_DIR = new File(System.getProperty("jbs.native.bin.dir",
+      "../../target/native/bin"));
+  private static final boolean NATIVES =
+      new File(NATIVE_DIR, JbsConfig.SUPPLIER_BINARY).canExecute()
+          && new File(NATIVE_DIR, JbsConfig.MERGER_BINARY).canExecute();
+  private static final String SOCKET = "/tmp/jbs-test-" + ProcessHandle.current().pid() + ".sock";
+
+  @RegisterExtension
+  static final MiniHadoopClusterExtension CLUSTER = MiniHadoopClusterExtension.builder()
+      .configure(TestJbsJobs::configure).build();
+
+  private static void configure(Configuration conf) {
+    try {
+      File dir = new File(System.getProperty("test.build.data", "target/test/data"),
+          "jbs-manifest").getAbsoluteFile();
+      dir.mkdirs();
+      File manifest = new File(dir, "aux-services.json");
+      Files.writeString(manifest.toPath(), "{\"services\":["
+          + service("mapreduce_shuffle", JbsShuffleHandler.class) + ","
+          + service(JbsConfig.SERVICE_NAME, JbsAuxService.class) + "]}",
+          StandardCharsets.UTF_8);
+      conf.setBoolean("yarn.nodemanager.aux-services.manifest.enabled", true);
+      conf.set("yarn.nodemanager.aux-services.manifest", manifest.toURI().toString());
+      conf.setLong("yarn.nodemanager.aux-services.manifest.reload-ms", 0);
+      conf.set("hadoop.accel.jbs.native.dir", NATIVE_DIR.getAbsolutePath());
+      conf.set("hadoop.accel.jbs.merger.socket", SOCKET);
+      try (ServerSocket s = new ServerSocket(0)) {
+        conf.setInt("hadoop.accel.jbs.supplier.port", s.getLocalPort());
+      }
+      conf.set("hadoop.accel.jbs.restart.backoff.ms", "100");
+      conf.set("hadoop.accel.jbs.connect.timeout.ms", "2000");
+    } catch (IOException e) {
+      throw new RuntimeException(e);
+    }
+  }
+
+  private static String service(String name, Class<?> c) {
+    return "{\"name\":\"" + name + "\",\"version\":\"1\",\"configuration\":{\"properties\":"
+        + "{\"class.name\":\"" + c.getName() + "\"}}}";
+  }
+
+  private enum Run {
+    STOCK(Shuffle.class), JBS(JbsShuffle.class);
+
+    final Class<?> plugin;
+
+    Run(Class<?> plugin) {
+      this.plugin = plugin;
+    }
+  }
+
+  private static Configuration conf(Run r) {
+    Configuration conf = CLUSTER.getConfiguration();
+    conf.set(MRConfig.SHUFFLE_CONSUMER_PLUGIN, r.plugin.getName());
+    return conf;
+  }
+
+  private static Path out(String base, Run r) {
+    return new Path(base + "/out-" + r.name().toLowerCase());
+  }
+
+  // ---------------------------------------------------------------------------------------
+
+  @Test
+  void theDaemonsExistWhenTheBuildIsNative() {
+    if (NATIVE_REQUIRED) {
+      assertTrue(NATIVES, "-Pnative build without " + NATIVE_DIR + "/jbs_mof_supplier and"
+          + " jbs_net_merger");
+    }
+    assertEquals(1, JbsAuxService.STARTED.size(), "jbs_shuffle aux service not running");
+    JbsAuxService s = JbsAuxService.STARTED.iterator().next();
+    assertEquals(NATIVES, s.supplierDaemon() != null && s.supplierDaemon().isRunning());
+    assertEquals(NATIVES, s.mergerDaemon() != null && s.mergerDaemon().isRunning());
+  }
+
+  @Test
+  void wordCountIsIdentical() throws Exception {
+    Path text = new Path("/wordcount/in");
+    writeZipfText(text, new int[] {300 << 10, 300 << 10, 300 << 10}, 7);
+    Map<Run, Counters> c = runBoth(TestJbsJobs::conf, WordCount::new,
+        r -> new String[] {"-nocombiner", "-r", "2", text.toString(),
+            out("/wordcount", r).toString()});
+    assertSameOutput(out("/wordcount", Run.STOCK), out("/wordcount", Run.JBS));
+    assertJbsRan(c, 3, 2);
+  }
+
+  @Test
+  void teraSortIsIdenticalAndValidates() throws Exception {
+    Path in = new Path("/terasort/in");
+    Configuration genConf = conf(Run.STOCK);
+    genConf.setInt(MRJobConfig.NUM_MAPS, 2);
+    long rows = 20_000;
+    Counters gen = runTool(genConf, new TeraGen(), Long.toString(rows), in.toString());
+    long checksum = gen.findCounter(TeraGen.Counters.CHECKSUM).getValue();
+    Map<Run, Counters> c = runBoth(r -> {
+      Configuration conf = conf(r);
+      conf.setInt(MRJobConfig.NUM_REDUCES, 2);
+      return conf;
+    }, TeraSort::new, r -> new String[] {in.toString(), out("/terasort", r).toString()});
+    assertEquals(rows * 100, assertSameOutput(out("/terasort", Run.STOCK),
+        out("/terasort", Run.JBS)));
+    assertJbsRan(c, 2, 2);
+
+    Path validate = new Path("/terasort/validate");
+    Counters v = runTool(conf(Run.JBS), new TeraValidate(), out("/terasort", Run.JBS).toString(),
+        validate.toString());
+    assertEquals(1, v.findCounter(NATIVES ? JbsCounter.NATIVE_REDUCES : JbsCounter.FALLBACKS)
+        .getValue());
+    List<String> report = CLUSTER.readOutputLines(validate);
+    assertTrue(report.stream().noneMatch(l -> l.startsWith("error")), () -> "errors: " + report);
+    assertTrue(report.contains("checksum\t" + Long.toHexString(checksum)), report::toString);
+  }
+
+  @Test
+  void compressedMapOutputWithFourReducesIsIdentical() throws Exception {
+    Path text = new Path("/compressed/in");
+    writeZipfText(text, new int[] {40 << 10, 200 << 10, 500 << 10}, 99);
+    Map<Run, Counters> c = runBoth(r -> {
+      Configuration conf = conf(r);
+      conf.setBoolean(MRJobConfig.MAP_OUTPUT_COMPRESS, true);
+      conf.set(MRJobConfig.MAP_OUTPUT_COMPRESS_CODEC, DefaultCodec.class.getName());
+      return conf;
+    }, WordCount::new, r -> new String[] {"-nocombiner", "-r", "4", text.toString(),
+        out("/compressed", r).toString()});
+    assertSameOutput(out("/compressed", Run.STOCK), out("/compressed", Run.JBS));
+    assertJbsRan(c, 3, 4);
+  }
+
+  @Test
+  void aUserComparatorFallsBackAndStaysCorrect() throws Exception {
+    Path text = new Path("/comparator/in");
+    writeZipfText(text, new int[] {100 << 10, 100 << 10}, 3);
+    Map<Run, Counters> c = runBoth(r -> {
+      Configuration conf = conf(r);
+      // Text's own raw order, but set by the user: JBS cannot know that and must fall back.
+      conf.set(MRJobConfig.KEY_COMPARATOR, Text.Comparator.class.getName());
+      return conf;
+    }, WordCount::new, r -> new String[] {"-nocombiner", "-r", "2", text.toString(),
+        out("/comparator", r).toString()});
+    assertSameOutput(out("/comparator", Run.STOCK), out("/comparator", Run.JBS));
+    assertEquals(2, c.get(Run.JBS).findCounter(JbsCounter.FALLBACKS).getValue());
+    assertEquals(0, c.get(Run.JBS).findCounter(JbsCounter.NATIVE_REDUCES).getValue());
+  }
+
+  @Test
+  void killingTheNetMergerMidShuffleStillGivesTheRightOutput() throws Exception {
+    killMidShuffle("/kill-merger", s -> s.mergerDaemon());
+  }
+
+  @Test
+  void killingTheMofSupplierMidShuffleStillGivesTheRightOutput() throws Exception {
+    killMidShuffle("/kill-supplier", s -> s.supplierDaemon());
+  }
+
+  /**
+   * Runs stock, then JBS with kill -9 of one daemon once the JBS job's maps are done and its
+   * reduces are shuffling; the JBS job must succeed with stock's output (reduces that lost
+   * their NetMerger before their first record fall back; fetches from a restarted supplier
+   * are retried).
+   */
+  private void killMidShuffle(String base, Function<JbsAuxService, SupervisedDaemon> which)
+      throws Exception {
+    assumeTrue(NATIVES || NATIVE_REQUIRED, "JBS daemons not built (no -Pnative)");
+    assertTrue(NATIVES, "-Pnative build without the JBS daemons in " + NATIVE_DIR);
+    Path text = new Path(base + "/in");
+    writeZipfText(text, new int[] {400 << 10, 400 << 10, 400 << 10, 400 << 10}, 11);
+    String[] stockArgs = {"-nocombiner", "-r", "2", text.toString(), out(base, Run.STOCK)
+        .toString()};
+    assertEquals(0, ToolRunner.run(conf(Run.STOCK), new WordCount(), stockArgs));
+
+    SupervisedDaemon daemon = which.apply(JbsAuxService.STARTED.iterator().next());
+    int startsBefore = daemon.starts();
+    Configuration conf = conf(Run.JBS);
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    Cluster cluster = new Cluster(conf);
+    try {
+      Set<JobID> before = jobIds(cluster);
+      Future<Integer> exit = pool.submit(() -> ToolRunner.run(conf, new WordCount(),
+          new String[] {"-nocombiner", "-r", "2", text.toString(), out(base, Run.JBS)
+              .toString()}));
+      Job job = null;
+      long deadline = System.nanoTime() + 120_000_000_000L;
+      while (job == null || job.mapProgress() < 1f) {
+        assertTrue(System.nanoTime() < deadline, "JBS job's maps did not finish");
+        assertFalse(exit.isDone(), "job ended before its maps were seen done");
+        Set<JobID> fresh = jobIds(cluster);
+        fresh.removeAll(before);
+        job = fresh.isEmpty() ? null : cluster.getJob(fresh.iterator().next());
+        Thread.sleep(50);
+      }
+      daemon.process().destroyForcibly(); // SIGKILL
+      assertEquals(0, exit.get(), "JBS job failed after the kill");
+      assertTrue(job.isSuccessful());
+      assertTrue(daemon.starts() > startsBefore || daemon.isRunning());
+    } finally {
+      pool.shutdownNow();
+      cluster.close();
+    }
+    assertSameOutput(out(base, Run.STOCK), out(base, Run.JBS));
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions
+
+  /** The JBS run took the native path in every reduce, or (no daemons) fell back in every one. */
+  private static void assertJbsRan(Map<Run, Counters> c, int maps, int reduces) {
+    Counters stock = c.get(Run.STOCK);
+    Counters jbs = c.get(Run.JBS);
+    assertEquals(0, stock.findCounter(JbsCounter.NATIVE_REDUCES).getValue());
+    assertEquals(0, stock.findCounter(JbsCounter.FALLBACKS).getValue());
+    assertEquals(stock.findCounter(TaskCounter.REDUCE_INPUT_RECORDS).getValue(),
+        jbs.findCounter(TaskCounter.REDUCE_INPUT_RECORDS).getValue());
+    assertEquals(maps * reduces, jbs.findCounter(TaskCounter.SHUFFLED_MAPS).getValue());
+    if (NATIVES) {
+      assertEquals(reduces, jbs.findCounter(JbsCounter.NATIVE_REDUCES).getValue());
+      assertEquals(0, jbs.findCounter(JbsCounter.FALLBACKS).getValue());
+      assertTrue(jbs.findCounter(JbsCounter.BYTES_FETCHED_NATIVELY).getValue() > 0);
+      assertEquals(stock.findCounter(TaskCounter.REDUCE_SHUFFLE_BYTES).getValue(),
+          jbs.findCounter(TaskCounter.REDUCE_SHUFFLE_BYTES).getValue());
+    } else {
+      assertEquals(0, jbs.findCounter(JbsCounter.NATIVE_REDUCES).getValue());
+      assertEquals(reduces, jbs.findCounter(JbsCounter.FALLBACKS).getValue());
+    }
+  }
+
+  private static long assertSameOutput(Path expectedDir, Path actualDir) throws IOException {
+    FileSystem fs = CLUSTER.getFileSystem();
+    List<Path> expected = partFiles(fs, expectedDir);
+    List<Path> actual = partFiles(fs, actualDir);
+    assertFalse(expected.isEmpty(), "no part files in " + expectedDir);
+    assertEquals(names(expected), names(actual), "part files");
+    long total = 0;
+    for (int i = 0; i < expected.size(); i++) {
+      byte[] e = readFully(fs, expected.get(i));
+      assertArrayEquals(e, readFully(fs, actual.get(i)), actual.get(i) + " differs");
+      total += e.length;
+    }
+    assertTrue(total > 0, "empty output in " + expectedDir);
+    return total;
+  }
+
+  private static List<Path> partFiles(FileSystem fs, Path dir) throws IOException {
+    List<Path> parts = new ArrayList<>();
+    for (FileStatus st : fs.listStatus(dir, p -> p.getName().startsWith("part-"))) {
+      parts.add(st.getPath());
+    }
+    Collections.sort(parts);
+    return parts;
+  }
+
+  private static List<String> names(List<Path> paths) {
+    List<String> n = new ArrayList<>();
+    for (Path p : paths) {
+      n.add(p.getName());
+    }
+    return n;
+  }
+
+  private static byte[] readFully(FileSystem fs, Path p) throws IOException {
+    byte[] b = new byte[(int) fs.getFileStatus(p).getLen()];
+    try (FSDataInputStream in = fs.open(p)) {
+      IOUtils.readFully(in, b, 0, b.length);
+    }
+    return b;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Running jobs (the two runs of a pair run at once, told apart by YARN application tags)
+
+  private static String runTag(Run r) {
+    return "jbs-test-run-" + r.name().toLowerCase();
+  }
+
+  private static Counters runTool(Configuration conf, Tool tool, String... args)
+      throws Exception {
+    Cluster cluster = new Cluster(conf);
+    try {
+      Set<JobID> before = jobIds(cluster);
+      assertEquals(0, ToolRunner.run(conf, tool, args), () -> Arrays.toString(args));
+      Set<JobID> fresh = jobIds(cluster);
+      fresh.removeAll(before);
+      assertEquals(1, fresh.size(), () -> "expected one new job, found " + fresh);
+      Job job = cluster.getJob(fresh.iterator().next());
+      assertTrue(job.isSuccessful());
+      return job.getCounters();
+    } finally {
+      cluster.close();
+    }
+  }
+
+  private static Map<Run, Counters> runBoth(Function<Run, Configuration> confOf,
+      Supplier<Tool> tool, Function<Run, String[]> argsOf) throws Exception {
+    Configuration clientConf = CLUSTER.getConfiguration();
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    Cluster cluster = new Cluster(clientConf);
+    try {
+      Set<JobID> before = jobIds(cluster);
+      Map<Run, Future<Integer>> exits = new EnumMap<>(Run.class);
+      for (Run r : Run.values()) {
+        Configuration conf = confOf.apply(r);
+        conf.set(MRJobConfig.JOB_TAGS, runTag(r));
+        String[] args = argsOf.apply(r);
+        exits.put(r, pool.submit(() -> ToolRunner.run(conf, tool.get(), args)));
+      }
+      for (Run r : Run.values()) {
+        assertEquals(0, exits.get(r).get(), r + " run failed");
+      }
+      Set<JobID> fresh = jobIds(cluster);
+      fresh.removeAll(before);
+      assertEquals(2, fresh.size(), () -> "expected two new jobs, found " + fresh);
+      Map<Run, Counters> counters = new EnumMap<>(Run.class);
+      try (YarnClient yarn = YarnClient.createYarnClient()) {
+        yarn.init(clientConf);
+        yarn.start();
+        for (JobID id : fresh) {
+          Set<String> tags = yarn.getApplicationReport(TypeConverter.toYarn(id).getAppId())
+              .getApplicationTags();
+          Run run = Arrays.stream(Run.values()).filter(r -> tags.contains(runTag(r)))
+              .findFirst().orElseThrow(() -> new AssertionError(id + " has tags " + tags));
+          Job job = cluster.getJob(id);
+          assertTrue(job.isSuccessful(), () -> id + " did not succeed");
+          counters.put(run, job.getCounters());
+        }
+      }
+      return counters;
+    } finally {
+      pool.shutdownNow();
+      cluster.close();
+    }
+  }
+
+  private static Set<JobID> jobIds(Cluster cluster) throws IOException, InterruptedException {
+    Set<JobID> ids = new HashSet<>();
+    for (JobStatus s : cluster.getAllJobStatuses()) {
+      ids.add(s.getJobID());
+    }
+    return ids;
+  }
+
+  private static void writeZipfText(Path dir, int[] sizes, long seed) throws IOException {
+    FileSystem fs = CLUSTER.getFileSystem();
+    ZipfText text = ZipfText.standard();
+    for (int f = 0; f < sizes.length; f++) {
+      ByteBuf buf = new ByteBuf(sizes[f] + text.maxLineBytes());
+      text.appendLines(new SplitMix64(seed * 1_000 + f), sizes[f], buf);
+      try (OutputStream out = fs.create(new Path(dir, "text-" + f))) {
+        out.write(buf.array(), 0, buf.length());
+      }
+    }
+  }
+}
