@@ -43,3 +43,15 @@ if(NOT JBS_TSAN)
 endif()
 add_test(NAME reducer_protocol_fuzz_smoke COMMAND jbs_reducer_protocol_fuzz 2 1)
 set_tests_properties(reducer_protocol_fuzz_smoke PROPERTIES TIMEOUT 60)
+
+# Both daemons as processes together (only when the supplier's target is part of the build).
+if(TARGET jbs_mof_supplier)
+  add_executable(jbs_net_merger_with_supplier_test test/net_merger_with_supplier_test.cc)
+  target_link_libraries(jbs_net_merger_with_supplier_test PRIVATE jbs_merger_core GTest::gtest
+                        GTest::gtest_main)
+  target_compile_definitions(jbs_net_merger_with_supplier_test PRIVATE
+    JBS_NET_MERGER_BIN="$<TARGET_FILE:jbs_net_merger>"
+    JBS_MOF_SUPPLIER_BIN="$<TARGET_FILE:jbs_mof_supplier>")
+  add_dependencies(jbs_net_merger_with_supplier_test jbs_net_merger jbs_mof_supplier)
+  gtest_discover_tests(jbs_net_merger_with_supplier_test PROPERTIES TIMEOUT 60)
+endif()

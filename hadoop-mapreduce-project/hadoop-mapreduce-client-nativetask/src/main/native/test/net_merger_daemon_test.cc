@@ -1,75 +1,26 @@
 // The jbs_net_merger process as the aux service runs it: READY on stdout, the control
 // channel on stdin, a 0666 socket, exit on stdin EOF with the socket removed; exit 2 naming
 // the option on a bad argument.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
+#include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "child_process.h"
 #include "reducer_protocol.h"
 #include "test_files.h"
 #include "unix_socket.h"
 
 using namespace hadoop_accel::jbs;
-
-extern char** environ;
+using namespace jbs_test;
 
 namespace {
 
-struct Child {
-  pid_t pid = -1;
-  FILE* in = nullptr;   // its stdin
-  FILE* out = nullptr;  // its stdout
-  FILE* err = nullptr;  // its stderr
-};
-
 Child Spawn(std::vector<std::string> args) {
-  int in[2], out[2], err[2];
-  EXPECT_EQ(pipe2(in, O_CLOEXEC), 0);
-  EXPECT_EQ(pipe2(out, O_CLOEXEC), 0);
-  EXPECT_EQ(pipe2(err, O_CLOEXEC), 0);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-  args.insert(args.begin(), JBS_NET_MERGER_BIN);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  Child c;
-  EXPECT_EQ(posix_spawn(&c.pid, JBS_NET_MERGER_BIN, &fa, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&fa);
-  close(in[0]);
-  close(out[1]);
-  close(err[1]);
-  c.in = fdopen(in[1], "w");
-  c.out = fdopen(out[0], "r");
-  c.err = fdopen(err[0], "r");
-  return c;
-}
-
-std::string Line(FILE* f) {
-  char buf[512];
-  if (!std::fgets(buf, sizeof(buf), f)) return "<eof>";
-  std::string s = buf;
-  if (!s.empty() && s.back() == '\n') s.pop_back();
-  return s;
-}
-
-int Wait(Child* c) {
-  int status = 0;
-  waitpid(c->pid, &status, 0);
-  if (c->in) std::fclose(c->in);
-  std::fclose(c->out);
-  std::fclose(c->err);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return jbs_test::Spawn(JBS_NET_MERGER_BIN, std::move(args));
 }
 
 }  // namespace
