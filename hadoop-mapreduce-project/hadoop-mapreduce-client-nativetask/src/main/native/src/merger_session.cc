@@ -151,6 +151,7 @@ void MergerSession::Run() {
   if (reader_.joinable()) reader_.join();
   runs_.clear();  // removes the spill files
   CountInputs(-inputs_);
+  if (registered_) --ctx_->registered;
 }
 
 void MergerSession::CountInputs(int64_t delta) {
@@ -188,6 +189,10 @@ bool MergerSession::OnRegister(const std::vector<uint8_t>& body) {
   if (!job) return answer(RegisterStatus::kUnauthorized, "unknown job " + r.job);
   if (!MacEquals(RegisterMac(job->secret, r.job, r.partition, nonce_), r.auth))
     return answer(RegisterStatus::kUnauthorized, "bad REGISTER MAC for " + r.job);
+  if (++ctx_->registered > ctx_->limits.max_sessions) {
+    --ctx_->registered;
+    return answer(RegisterStatus::kBusy, "too many reducers on this NetMerger");
+  }
   reg_ = std::move(r);
   secret_ = job->secret;
   registered_ = true;

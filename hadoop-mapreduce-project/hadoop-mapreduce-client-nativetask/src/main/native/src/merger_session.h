@@ -34,6 +34,7 @@ struct MergerLimits {
   uint64_t memory_bytes = 256ull << 20;   // whole daemon: merge inputs' chunk buffers (2 each)
   std::vector<std::string> spill_dirs;    // run files, round-robin
   uint32_t max_maps = 1u << 20;           // REGISTER num_maps above this is a bad request
+  size_t max_sessions = 1024;             // registered sessions; more are answered busy (3)
 };
 
 // What every session shares: jobs, the fetch client, the spill-dir cursor, a logger.
@@ -46,6 +47,7 @@ struct SessionContext {
   // Merge inputs held in memory or on disk by all sessions (fetched segments + spill runs),
   // each costing two chunk buffers in its final merge: what --memory-bytes bounds.
   std::atomic<int64_t> inputs{0};
+  std::atomic<size_t> registered{0};  // sessions past a successful REGISTER, still running
 };
 
 class MergerSession {

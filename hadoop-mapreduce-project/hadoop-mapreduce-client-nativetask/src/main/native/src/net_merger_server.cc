@@ -25,6 +25,7 @@ NetMergerServer::NetMergerServer(NetMergerConfig config, const JobRegistry* jobs
   ctx_.limits.buffer_bytes = config_.buffer_bytes;
   ctx_.limits.memory_bytes = config_.memory_bytes;
   ctx_.limits.spill_dirs = config_.spill_dirs;
+  ctx_.limits.max_sessions = config_.max_sessions;
   ctx_.jobs = jobs;
   ctx_.fetch = &fetch_;
 }

@@ -28,6 +28,7 @@ struct NetMergerConfig {
   int connect_timeout_ms = 5000;
   int fetch_retries = 5;
   int retry_backoff_ms = 500;
+  size_t max_sessions = 1024;  // registered reducers at once (not a command-line option)
 };
 
 class NetMergerServer {

@@ -3,6 +3,7 @@
 // NetMerger server on a Unix socket, and a fake reduce task speaking the reducer protocol.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -46,7 +47,7 @@ class NetMergerE2eTest : public ::testing::Test {
     supplier_->Stop();
   }
 
-  void StartMerger(uint64_t memory_bytes = 256ull << 20) {
+  void StartMerger(uint64_t memory_bytes = 256ull << 20, size_t max_sessions = 1024) {
     NetMergerConfig c;
     c.socket_path = socket_;
     c.buffer_bytes = 4096;
@@ -55,6 +56,7 @@ class NetMergerE2eTest : public ::testing::Test {
     c.fetch_retries = 1;
     c.retry_backoff_ms = 5;
     c.connect_timeout_ms = 2000;
+    c.max_sessions = max_sessions;
     merger_ = std::make_unique<NetMergerServer>(c, &merger_jobs_, tcp_.get());
     ASSERT_EQ(merger_->Start(), 0);
   }
@@ -324,4 +326,21 @@ TEST_F(NetMergerE2eTest, TheMemoryBudgetIsSharedBySessions) {
   EXPECT_EQ(end_a.spilled_bytes, 0u);
   EXPECT_EQ(end_b.merge_passes, 2u);
   EXPECT_GT(end_b.spilled_bytes, 0u);
+}
+
+TEST_F(NetMergerE2eTest, ReducersBeyondTheSessionCapAreBusy) {
+  StartMerger(256ull << 20, 1);
+  auto first = std::make_unique<FakeReducer>(socket_);
+  ASSERT_EQ(first->Register(1, 0).status, RegisterStatus::kOk);
+  EXPECT_EQ(FakeReducer(socket_).Register(1, 0).status, RegisterStatus::kBusy);
+  // Once the first session is over, its place is free again.
+  first->conn_->Close();
+  first.reset();
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  RegisterStatus s = RegisterStatus::kBusy;
+  while (s == RegisterStatus::kBusy && std::chrono::steady_clock::now() < deadline) {
+    FakeReducer again(socket_);  // each try is a full round trip, no sleeping
+    s = again.Register(1, 0).status;
+  }
+  EXPECT_EQ(s, RegisterStatus::kOk);
 }
