@@ -42,6 +42,7 @@ struct EpollServer::Conn {
     size_t sent = 0;  // of prefix + chunk
   };
 
+  EventLoop* loop = nullptr;
   uint64_t id = 0;
   int fd = -1;
   std::string peer;
@@ -58,17 +59,46 @@ struct EpollServer::Conn {
   Clock::time_point last_io = Clock::now();  // last byte received or sent
 };
 
+struct EpollServer::EventLoop {
+  size_t index = 0;  // also the engine's completion sink
+  int epoll_fd = -1;
+  int wake_fd = -1;  // eventfd: completions ready, or Stop()
+  bool accepting = true;
+  std::thread thread;
+  std::unordered_map<uint64_t, std::unique_ptr<Conn>> conns;
+};
+
+namespace {
+
+PipelinedEngine::Config WithSinks(PipelinedEngine::Config c, size_t sinks) {
+  c.sinks = sinks;
+  return c;
+}
+
+}  // namespace
+
 EpollServer::EpollServer(DataEngine* planner, BufferPool* pool, Config config,
                          UnauthorizedHook on_unauthorized)
     : pool_(pool),
       config_(config),
       on_unauthorized_(std::move(on_unauthorized)),
-      engine_(planner, pool, config.engine, [this] {
-        uint64_t one = 1;
-        // The counter only saturates after 2^64 - 2 wake-ups without a read: ignore EAGAIN.
-        [[maybe_unused]] ssize_t w = ::write(wake_fd_, &one, sizeof(one));
-      }) {
+      loops_([&] {
+        std::vector<std::unique_ptr<EventLoop>> v;
+        for (size_t i = 0; i < std::clamp<size_t>(config.network_threads, 1, 64); ++i) {
+          v.push_back(std::make_unique<EventLoop>());
+          v.back()->index = i;
+        }
+        return v;
+      }()),
+      engine_(planner, pool, WithSinks(config.engine, loops_.size()),
+              [this](size_t sink) { Wake(loops_[sink].get()); }) {
   if (config_.max_inflight == 0) config_.max_inflight = 1;
+}
+
+void EpollServer::Wake(EventLoop* l) {
+  uint64_t one = 1;
+  // The counter only saturates after 2^64 - 2 wake-ups without a read: ignore EAGAIN.
+  [[maybe_unused]] ssize_t w = ::write(l->wake_fd, &one, sizeof(one));
 }
 
 EpollServer::~EpollServer() { Stop(); }
@@ -80,28 +110,39 @@ int EpollServer::Start(const Endpoint& at) {
       nofile.rlim_cur > 64)  // leave room for map output files, pipes and the epoll fds
     config_.max_connections = std::min<size_t>(config_.max_connections, nofile.rlim_cur - 64);
   if (int e = ListenTcp(at, true, &listen_fd_, &port_)) return e;
-  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
-  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (epoll_fd_ < 0 || wake_fd_ < 0) {
-    int e = errno;
-    if (epoll_fd_ >= 0) ::close(epoll_fd_);
-    if (wake_fd_ >= 0) ::close(wake_fd_);
-    ::close(listen_fd_);
-    epoll_fd_ = wake_fd_ = listen_fd_ = -1;
-    return e;
+  int err = 0;
+  for (auto& l : loops_) {
+    l->epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
+    l->wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (l->epoll_fd < 0 || l->wake_fd < 0) {
+      err = errno;
+      break;
+    }
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = kWakeTag;
+    ::epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, l->wake_fd, &ev);
+    SetAccepting(l.get(), true);
   }
-  epoll_event ev{};
-  ev.events = EPOLLIN;
-  ev.data.u64 = kListenTag;
-  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev);
-  ev.data.u64 = kWakeTag;
-  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+  if (err != 0) {
+    for (auto& l : loops_) {
+      if (l->epoll_fd >= 0) ::close(l->epoll_fd);
+      if (l->wake_fd >= 0) ::close(l->wake_fd);
+      l->epoll_fd = l->wake_fd = -1;
+    }
+    ::close(listen_fd_);
+    listen_fd_ = -1;
+    return err;
+  }
   started_ = true;
   engine_.Start();
-  loop_ = std::thread([this] {
-    ::pthread_setname_np(::pthread_self(), "jbs-epoll");  // for top -H, perf, gdb
-    Loop();
-  });
+  for (auto& l : loops_) {
+    EventLoop* loop = l.get();
+    loop->thread = std::thread([this, loop] {
+      ::pthread_setname_np(::pthread_self(), "jbs-epoll");  // for top -H, perf, gdb
+      Run(loop);
+    });
+  }
   return 0;
 }
 
@@ -109,14 +150,17 @@ void EpollServer::Stop() {
   if (!started_) return;
   started_ = false;
   stopping_ = true;
-  uint64_t one = 1;
-  [[maybe_unused]] ssize_t w = ::write(wake_fd_, &one, sizeof(one));
-  if (loop_.joinable()) loop_.join();  // closes every connection on its way out
-  engine_.Stop();                      // returns the buffers of answers nobody took
+  for (auto& l : loops_) Wake(l.get());
+  for (auto& l : loops_)
+    if (l->thread.joinable()) l->thread.join();  // each closes its connections on its way out
+  engine_.Stop();  // returns the buffers of answers nobody took
+  for (auto& l : loops_) {
+    ::close(l->epoll_fd);
+    ::close(l->wake_fd);
+    l->epoll_fd = l->wake_fd = -1;
+  }
   ::close(listen_fd_);
-  ::close(epoll_fd_);
-  ::close(wake_fd_);
-  listen_fd_ = epoll_fd_ = wake_fd_ = -1;
+  listen_fd_ = -1;
 }
 
 EpollServer::Stats EpollServer::stats() const {
@@ -130,7 +174,7 @@ EpollServer::Stats EpollServer::stats() const {
   return s;
 }
 
-void EpollServer::Loop() {
+void EpollServer::Run(EventLoop* l) {
   epoll_event evs[128];
   // Stalled connections are looked for a few times per timeout (at most once a second).
   const auto sweep_every = std::clamp<Clock::duration>(config_.stall_timeout / 4,
@@ -140,29 +184,29 @@ void EpollServer::Loop() {
       std::chrono::duration_cast<std::chrono::milliseconds>(sweep_every).count()) + 1;
   Clock::time_point next_sweep = Clock::now() + sweep_every;
   while (!stopping_) {
-    int n = ::epoll_wait(epoll_fd_, evs, 128, wait_ms);
+    int n = ::epoll_wait(l->epoll_fd, evs, 128, wait_ms);
     if (n < 0) {
       if (errno == EINTR) continue;
       break;
     }
     if (Clock::now() >= next_sweep) {
-      CloseStalled();
+      CloseStalled(l);
       next_sweep = Clock::now() + sweep_every;
     }
     for (int i = 0; i < n && !stopping_; ++i) {
       uint64_t tag = evs[i].data.u64;
       if (tag == kListenTag) {
-        AcceptAll();
+        AcceptAll(l);
         continue;
       }
       if (tag == kWakeTag) {
         uint64_t count;
-        [[maybe_unused]] ssize_t r = ::read(wake_fd_, &count, sizeof(count));
-        OnCompletions();
+        [[maybe_unused]] ssize_t r = ::read(l->wake_fd, &count, sizeof(count));
+        OnCompletions(l);
         continue;
       }
-      auto it = conns_.find(tag);
-      if (it == conns_.end()) continue;  // closed earlier in this batch
+      auto it = l->conns.find(tag);
+      if (it == l->conns.end()) continue;  // closed earlier in this batch
       Conn* c = it->second.get();
       if (evs[i].events & (EPOLLERR | EPOLLHUP)) {  // nothing more can reach the peer
         CloseConn(c);
@@ -170,29 +214,30 @@ void EpollServer::Loop() {
       }
       if (evs[i].events & EPOLLIN) {
         OnReadable(c);
-        if (conns_.count(tag) == 0) continue;
+        if (l->conns.count(tag) == 0) continue;
       }
       if (evs[i].events & EPOLLOUT) Pump(c);
     }
   }
-  while (!conns_.empty()) CloseConn(conns_.begin()->second.get());
+  while (!l->conns.empty()) CloseConn(l->conns.begin()->second.get());
 }
 
-void EpollServer::AcceptAll() {
+void EpollServer::AcceptAll(EventLoop* l) {
   for (;;) {
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
-      if (errno == EMFILE || errno == ENFILE) SetAccepting(false);  // until one closes
-      return;  // EAGAIN: no more waiting
+      if (errno == EMFILE || errno == ENFILE) SetAccepting(l, false);  // until one closes
+      return;  // EAGAIN: no more waiting (or another loop took it)
     }
-    if (conns_.size() >= config_.max_connections) {
+    if (open_.load() >= config_.max_connections) {
       ::close(fd);
       continue;
     }
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     auto c = std::make_unique<Conn>();
+    c->loop = l;
     c->id = next_conn_id_++;
     c->fd = fd;
     c->peer = TcpPeerName(fd);
@@ -200,18 +245,19 @@ void EpollServer::AcceptAll() {
     epoll_event ev{};
     ev.events = c->events;
     ev.data.u64 = c->id;
-    if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+    if (::epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
       ::close(fd);
       continue;
     }
     ++accepted_;
     ++open_;
-    conns_.emplace(c->id, std::move(c));
+    l->conns.emplace(c->id, std::move(c));
   }
 }
 
 void EpollServer::OnReadable(Conn* c) {
   uint64_t id = c->id;
+  EventLoop* l = c->loop;
   // A few reads per readiness, then the next connection's turn (epoll is level-triggered).
   for (int round = 0; round < 4 && !c->paused; ++round) {
     if (c->in_len == kInputCapacity) break;  // parse first
@@ -236,7 +282,7 @@ void EpollServer::OnReadable(Conn* c) {
     c->last_io = Clock::now();
     if (!ParseRequests(c)) return;
   }
-  if (conns_.count(id)) Pump(c);
+  if (l->conns.count(id)) Pump(c);
 }
 
 bool EpollServer::ParseRequests(Conn* c) {
@@ -255,7 +301,7 @@ bool EpollServer::ParseRequests(Conn* c) {
     uint64_t seq = c->next_seq++;
     ++c->unanswered;
     uint64_t request_id = req.request_id;
-    if (!engine_.Submit(c->id, seq, std::move(req))) {
+    if (!engine_.Submit(c->loop->index, c->id, seq, std::move(req))) {
       ++busy_;
       FetchCompletion busy;
       busy.conn = c->id;
@@ -274,13 +320,13 @@ bool EpollServer::ParseRequests(Conn* c) {
   return true;
 }
 
-void EpollServer::OnCompletions() {
+void EpollServer::OnCompletions(EventLoop* l) {
   std::vector<FetchCompletion> done;
-  engine_.TakeCompletions(&done);
+  engine_.TakeCompletions(l->index, &done);
   std::vector<uint64_t> touched;
   for (FetchCompletion& d : done) {
-    auto it = conns_.find(d.conn);
-    if (it == conns_.end()) {  // the connection closed while its read was under way
+    auto it = l->conns.find(d.conn);
+    if (it == l->conns.end()) {  // the connection closed while its read was under way
       if (d.buffer) engine_.ReleaseBuffer(*d.buffer);
       continue;
     }
@@ -292,8 +338,8 @@ void EpollServer::OnCompletions() {
     it->second->ready.emplace(seq, std::move(d));
   }
   for (uint64_t id : touched) {
-    auto it = conns_.find(id);
-    if (it != conns_.end()) Pump(it->second.get());
+    auto it = l->conns.find(id);
+    if (it != l->conns.end()) Pump(it->second.get());
   }
 }
 
@@ -384,14 +430,14 @@ void EpollServer::UpdateInterest(Conn* c) {
   epoll_event ev{};
   ev.events = want;
   ev.data.u64 = c->id;
-  ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c->fd, &ev);
+  ::epoll_ctl(c->loop->epoll_fd, EPOLL_CTL_MOD, c->fd, &ev);
   c->events = want;
 }
 
-void EpollServer::CloseStalled() {
+void EpollServer::CloseStalled(EventLoop* l) {
   const Clock::time_point now = Clock::now();
   std::vector<Conn*> stalled;
-  for (auto& [id, c] : conns_) {
+  for (auto& [id, c] : l->conns) {
     bool owes = c->in_len > 0 || !c->out.empty();
     if (owes && now - c->last_io > config_.stall_timeout) stalled.push_back(c.get());
   }
@@ -402,24 +448,31 @@ void EpollServer::CloseStalled() {
 }
 
 void EpollServer::CloseConn(Conn* c) {
-  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd, nullptr);
+  EventLoop* l = c->loop;
+  ::epoll_ctl(l->epoll_fd, EPOLL_CTL_DEL, c->fd, nullptr);
   ::close(c->fd);
   for (Conn::Out& o : c->out)
     if (o.buffer) engine_.ReleaseBuffer(*o.buffer);
   for (auto& [seq, d] : c->ready)
     if (d.buffer) engine_.ReleaseBuffer(*d.buffer);
-  conns_.erase(c->id);  // frees c
+  l->conns.erase(c->id);  // frees c
   --open_;
-  if (!accepting_) SetAccepting(true);
+  if (!l->accepting) SetAccepting(l, true);
 }
 
-void EpollServer::SetAccepting(bool on) {
+void EpollServer::SetAccepting(EventLoop* l, bool on) {
   // Out of descriptors, a level-triggered listening socket would wake the loop endlessly.
-  epoll_event ev{};
-  ev.events = on ? static_cast<uint32_t>(EPOLLIN) : 0u;
-  ev.data.u64 = kListenTag;
-  ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, listen_fd_, &ev);
-  accepting_ = on;
+  // EPOLLEXCLUSIVE: a new connection wakes one loop, not all (it cannot be MODified, so the
+  // listening socket leaves and rejoins the loop's set).
+  if (!on) {
+    ::epoll_ctl(l->epoll_fd, EPOLL_CTL_DEL, listen_fd_, nullptr);
+  } else {
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+    ev.data.u64 = kListenTag;
+    ::epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, listen_fd_, &ev);
+  }
+  l->accepting = on;
 }
 
 }  // namespace hadoop_accel::jbs

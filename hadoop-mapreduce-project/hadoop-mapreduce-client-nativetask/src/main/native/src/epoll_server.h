@@ -1,7 +1,9 @@
-// The MOFSupplier's TCP server (seed 004 §3.3.1): one epoll thread accepts connections, parses
+// The MOFSupplier's TCP server (seed 004 §3.3.1): an epoll thread accepts connections, parses
 // requests incrementally from non-blocking sockets and sends responses with writev (frame
 // prefix + chunk straight from its pool buffer, partial writes resumed on EPOLLOUT); a
-// PipelinedEngine's disk thread reads the chunks meanwhile. Requests on a connection are
+// PipelinedEngine's disk thread reads the chunks meanwhile. With network_threads > 1 several
+// such event loops share the listening socket (EPOLLEXCLUSIVE); a connection stays on the
+// loop that accepted it. Requests on a connection are
 // answered in order, so a client may pipeline; a connection with max_inflight unanswered
 // requests is not read from until its answers drain (TCP pushes back on the client). A
 // connection that sends anything but valid request frames is closed; the others carry on.
@@ -14,6 +16,7 @@
 #include <memory>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "buffer_pool.h"
 #include "data_engine.h"
@@ -33,6 +36,7 @@ class EpollServer : public FetchServer {
     // long is closed (a stalled or hostile peer must not pin descriptors and pool buffers).
     // Idle connections with nothing pending stay open: the NetMerger keeps them.
     std::chrono::milliseconds stall_timeout{60000};
+    size_t network_threads = 1;  // epoll threads
   };
   struct Stats {
     uint64_t accepted = 0;
@@ -56,34 +60,32 @@ class EpollServer : public FetchServer {
 
  private:
   struct Conn;
-  void Loop();
-  void AcceptAll();
+  struct EventLoop;  // one epoll thread with its descriptors and its connections
+  void Run(EventLoop* l);
+  void Wake(EventLoop* l);
+  void AcceptAll(EventLoop* l);
   void OnReadable(Conn* c);
   // Each returns false (or, for Pump, may return) after closing c: do not touch c then.
   bool ParseRequests(Conn* c);
-  void OnCompletions();
+  void OnCompletions(EventLoop* l);
   void FlushInOrder(Conn* c);
   bool Send(Conn* c);
   void Pump(Conn* c);  // queue answers in order, send, resume reading when drained
   void UpdateInterest(Conn* c);
   void CloseConn(Conn* c);
-  void CloseStalled();
-  void SetAccepting(bool on);
+  void CloseStalled(EventLoop* l);
+  void SetAccepting(EventLoop* l, bool on);
 
   BufferPool* pool_;
   Config config_;
   UnauthorizedHook on_unauthorized_;
+  std::vector<std::unique_ptr<EventLoop>> loops_;  // before engine_: its notify uses them
   PipelinedEngine engine_;
   int listen_fd_ = -1;
-  int epoll_fd_ = -1;
-  int wake_fd_ = -1;  // eventfd: completions ready, or Stop()
   uint16_t port_ = 0;
   std::atomic<bool> stopping_{false};
   bool started_ = false;
-  bool accepting_ = true;  // epoll thread only
-  std::thread loop_;
-  uint64_t next_conn_id_ = 1;
-  std::unordered_map<uint64_t, std::unique_ptr<Conn>> conns_;  // epoll thread only
+  std::atomic<uint64_t> next_conn_id_{1};
 
   std::atomic<uint64_t> accepted_{0}, rejected_{0}, served_{0}, busy_{0}, stalled_{0},
       open_{0};

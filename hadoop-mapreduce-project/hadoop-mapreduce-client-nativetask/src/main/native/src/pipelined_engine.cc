@@ -21,6 +21,7 @@ using FileOffset = std::pair<std::string, uint64_t>;
 
 // A planned request waiting in the ReadScheduler for its read.
 struct Ticket {
+  size_t sink;
   uint64_t conn, seq;
   FetchRequest req;
   FetchResponseHeader header;
@@ -53,6 +54,8 @@ PipelinedEngine::PipelinedEngine(DataEngine* planner, BufferPool* pool, Config c
   if (config_.max_queued == 0) config_.max_queued = 4 * pool_->count();
   if (config_.max_prefetched == 0) config_.max_prefetched = std::max<size_t>(1, pool_->count() / 4);
   config_.disk_threads = std::clamp<size_t>(config_.disk_threads, 1, 16);
+  config_.sinks = std::max<size_t>(config_.sinks, 1);
+  done_.resize(config_.sinks);
   for (size_t i = 0; i < config_.disk_threads; ++i) lanes_.push_back(std::make_unique<Lane>());
 }
 
@@ -78,30 +81,32 @@ void PipelinedEngine::Stop() {
     if (lane->thread.joinable()) lane->thread.join();
   }
   std::lock_guard<std::mutex> g(mu_);
-  for (FetchCompletion& c : done_)
-    if (c.buffer) pool_->Release(*c.buffer);
-  done_.clear();
+  for (auto& sink : done_) {
+    for (FetchCompletion& c : sink)
+      if (c.buffer) pool_->Release(*c.buffer);
+    sink.clear();
+  }
   for (auto& lane : lanes_) lane->incoming.clear();
 }
 
-bool PipelinedEngine::Submit(uint64_t conn, uint64_t seq, FetchRequest req) {
-  if (queued_.load() >= config_.max_queued) return false;
+bool PipelinedEngine::Submit(size_t sink, uint64_t conn, uint64_t seq, FetchRequest req) {
+  if (queued_.load() >= config_.max_queued || sink >= done_.size()) return false;
   // One map output's reads always go to the same lane, so they stay in offset order.
   Lane* lane = lanes_[std::hash<std::string>{}(req.map_attempt_id) % lanes_.size()].get();
   {
     std::lock_guard<std::mutex> g(mu_);
     if (stopping_) return false;
     ++queued_;
-    lane->incoming.push_back({conn, seq, std::move(req)});
+    lane->incoming.push_back({sink, conn, seq, std::move(req)});
   }
   lane->cv.notify_one();
   return true;
 }
 
-void PipelinedEngine::TakeCompletions(std::vector<FetchCompletion>* out) {
+void PipelinedEngine::TakeCompletions(size_t sink, std::vector<FetchCompletion>* out) {
   std::lock_guard<std::mutex> g(mu_);
-  for (FetchCompletion& c : done_) out->push_back(std::move(c));
-  done_.clear();
+  for (FetchCompletion& c : done_[sink]) out->push_back(std::move(c));
+  done_[sink].clear();
 }
 
 void PipelinedEngine::ReleaseBuffer(uint32_t buffer) {
@@ -116,13 +121,14 @@ void PipelinedEngine::ReleaseBuffer(uint32_t buffer) {
 
 void PipelinedEngine::Complete(FetchCompletion c) {
   bool was_empty;
+  const size_t sink = c.sink;
   {
     std::lock_guard<std::mutex> g(mu_);
-    was_empty = done_.empty();
-    done_.push_back(std::move(c));
+    was_empty = done_[sink].empty();
+    done_[sink].push_back(std::move(c));
   }
   --queued_;
-  if (was_empty) notify_();  // the taker drains everything, so one wake-up per batch
+  if (was_empty) notify_(sink);  // the taker drains everything, so one wake-up per batch
 }
 
 PipelinedEngine::Stats PipelinedEngine::stats() const {
@@ -202,14 +208,14 @@ void PipelinedEngine::DiskLoop(Lane* lane) {
       PlannedFetch p = planner_->Plan(in.req);
       const uint32_t len = p.header.chunk_length;
       if (p.header.status != ResponseStatus::kOk || len == 0) {
-        Complete({in.conn, in.seq, std::move(in.req), p.header, std::nullopt});
+        Complete({in.sink, in.conn, in.seq, std::move(in.req), p.header, std::nullopt});
         continue;
       }
       if (std::optional<PrefetchedChunk> hit = cache.Take(p.data_path, p.file_offset)) {
         if (hit->length >= len) {
           ++prefetch_hits_;
           note_served(p.data_path, p.file_offset + len, p.partition_end);
-          Complete({in.conn, in.seq, std::move(in.req), p.header, hit->buffer});
+          Complete({in.sink, in.conn, in.seq, std::move(in.req), p.header, hit->buffer});
           continue;
         }
         pool_->Release(hit->buffer);  // read shorter than now asked for: read again
@@ -217,7 +223,8 @@ void PipelinedEngine::DiskLoop(Lane* lane) {
       uint64_t id = next_ticket++;
       demanded.insert({p.data_path, p.file_offset});
       sched.Submit({id, p.data_path, p.file_offset, len});
-      tickets.emplace(id, Ticket{in.conn, in.seq, std::move(in.req), p.header, p.partition_end});
+      tickets.emplace(id, Ticket{in.sink, in.conn, in.seq, std::move(in.req), p.header,
+                                 p.partition_end});
     }
 
     // 2. Demand reads in scheduler order while buffers last; prefetched chunks yield theirs.
@@ -237,7 +244,7 @@ void PipelinedEngine::DiskLoop(Lane* lane) {
       tickets.erase(it);
       if (auto d = demanded.find({op->file, op->file_offset}); d != demanded.end())
         demanded.erase(d);
-      FetchCompletion c{t.conn, t.seq, std::move(t.req), t.header, std::nullopt};
+      FetchCompletion c{t.sink, t.conn, t.seq, std::move(t.req), t.header, std::nullopt};
       if (files.ReadFully(op->file, pool_->data(op->buffer), op->length, op->file_offset)) {
         ++disk_reads_;
         c.buffer = op->buffer;
@@ -257,7 +264,8 @@ void PipelinedEngine::DiskLoop(Lane* lane) {
         Ticket t = std::move(it->second);
         tickets.erase(it);
         ++busy_;
-        Complete({t.conn, t.seq, t.req, Refused(t.req, ResponseStatus::kBusy), std::nullopt});
+        Complete({t.sink, t.conn, t.seq, t.req, Refused(t.req, ResponseStatus::kBusy),
+                  std::nullopt});
       }
       demanded.clear();
       last_progress = Clock::now();

@@ -34,7 +34,8 @@
 namespace hadoop_accel::jbs {
 
 struct FetchCompletion {
-  uint64_t conn = 0;  // the submitter's tags, returned as given
+  size_t sink = 0;    // the submitter's tags, returned as given
+  uint64_t conn = 0;
   uint64_t seq = 0;
   FetchRequest request;
   FetchResponseHeader header;
@@ -51,6 +52,7 @@ class PipelinedEngine {
     size_t max_prefetched = 0;   // 0: a quarter of the pool
     int buffer_wait_ms = 200;
     size_t disk_threads = 1;
+    size_t sinks = 1;  // completion queues, one per network thread
   };
   struct Stats {
     uint64_t requests = 0;
@@ -61,8 +63,9 @@ class PipelinedEngine {
     uint64_t busy = 0;            // answered BUSY by the engine (buffer wait)
     uint64_t file_opens = 0;
   };
-  // Called from the disk thread when completions become available (e.g. write an eventfd).
-  using Notify = std::function<void()>;
+  // Called from a disk thread when completions for `sink` become available (e.g. write that
+  // network thread's eventfd).
+  using Notify = std::function<void(size_t sink)>;
 
   PipelinedEngine(DataEngine* planner, BufferPool* pool, Config config, Notify notify);
   ~PipelinedEngine();
@@ -73,10 +76,11 @@ class PipelinedEngine {
   // Joins the disk thread and returns every buffer the engine still holds to the pool.
   void Stop();
 
-  // Queues a request; false when max_queued requests already wait (answer BUSY yourself).
-  bool Submit(uint64_t conn, uint64_t seq, FetchRequest req);
-  // Appends the finished responses (in no particular order) to *out.
-  void TakeCompletions(std::vector<FetchCompletion>* out);
+  // Queues a request whose answer goes to `sink` (< config.sinks); false when max_queued
+  // requests already wait (answer BUSY yourself).
+  bool Submit(size_t sink, uint64_t conn, uint64_t seq, FetchRequest req);
+  // Appends the finished responses for `sink` (in no particular order) to *out.
+  void TakeCompletions(size_t sink, std::vector<FetchCompletion>* out);
   // Gives back the buffer of a sent chunk and wakes the disk thread if it waits for one.
   void ReleaseBuffer(uint32_t buffer);
 
@@ -84,6 +88,7 @@ class PipelinedEngine {
 
  private:
   struct Incoming {
+    size_t sink;
     uint64_t conn, seq;
     FetchRequest req;
   };
@@ -106,7 +111,7 @@ class PipelinedEngine {
 
   std::mutex mu_;
   std::vector<std::unique_ptr<Lane>> lanes_;
-  std::vector<FetchCompletion> done_;
+  std::vector<std::vector<FetchCompletion>> done_;  // by sink
   bool stopping_ = false;
   std::atomic<size_t> queued_{0};  // submitted, not yet completed
 

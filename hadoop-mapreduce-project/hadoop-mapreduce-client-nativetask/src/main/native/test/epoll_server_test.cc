@@ -106,10 +106,11 @@ TEST_F(EpollServerTest, ConcurrentPipelinedClientsGetEveryByte) {
   ExpectAllBuffersBack();
 }
 
-TEST_F(EpollServerTest, TwoDiskThreadsServeTheSameBytes) {
+TEST_F(EpollServerTest, TwoDiskAndTwoNetworkThreadsServeTheSameBytes) {
   WriteOutputs(8, 5);
   EpollServer::Config cfg;
   cfg.engine.disk_threads = 2;
+  cfg.network_threads = 2;
   Start(32, cfg);
   std::atomic<int> good{0};
   std::vector<std::thread> clients;

@@ -4,7 +4,7 @@
 //
 //   jbs_supplier_bench [--maps 8] [--partitions 8] [--part-bytes 2097152] [--conns 8]
 //                      [--window 4] [--dir /tmp] [--only epoll|threaded] [--cold 1]
-//                      [--disk-threads 1] [--read-ahead 1]
+//                      [--disk-threads 1] [--network-threads 1] [--read-ahead 1]
 //
 // Map outputs are written once (so they sit in the page cache: this measures the serving
 // path, not the disk). Each connection pulls a share of the (map, partition) segments with
@@ -52,6 +52,7 @@ struct Options {
   std::string dir = "/tmp";
   std::string only;  // "epoll" or "threaded": run just that server (profiling)
   size_t disk_threads = 1;
+  size_t network_threads = 1;
   bool prefetch = true;
   bool cold = false;  // drop the map outputs from the page cache before each server run
 };
@@ -238,6 +239,7 @@ bool ParseArgs(int argc, char** argv, Options* o) {
     else if (k == "--only") o->only = v;
     else if (k == "--cold") o->cold = v == "1";
     else if (k == "--disk-threads") o->disk_threads = std::stoul(v);
+    else if (k == "--network-threads") o->network_threads = std::stoul(v);
     else if (k == "--read-ahead") o->prefetch = v == "1";
     else return false;
   }
@@ -257,9 +259,10 @@ int main(int argc, char** argv) {
   std::string tmpl = o.dir + "/jbs_bench_XXXXXX";
   std::string root = ::mkdtemp(tmpl.data());
   WriteOutputs(o, root);
-  std::printf("maps %d partitions %d part_bytes %zu conns %d window %d disk_threads %zu%s "
-              "(%.0f MB per run)\n",
+  std::printf("maps %d partitions %d part_bytes %zu conns %d window %d disk_threads %zu "
+              "network_threads %zu%s (%.0f MB per run)\n",
               o.maps, o.partitions, o.part_bytes, o.conns, o.window, o.disk_threads,
+              o.network_threads,
               o.cold ? " cold page cache" : "",
               double(o.maps) * o.partitions * o.part_bytes / 1e6);
   std::printf("%-8s %12s %12s %12s %8s %8s\n", "buffer", "baseline", "epoll", "threaded",
@@ -279,6 +282,7 @@ int main(int argc, char** argv) {
       if (o.cold) DropFromPageCache(root);
       EpollServer::Config ec;
       ec.engine.disk_threads = o.disk_threads;
+      ec.network_threads = o.network_threads;
       ec.engine.prefetch = o.prefetch;
       EpollServer server(&engine, &pool, ec);
       if (server.Start({"127.0.0.1", 0}) != 0) return 1;
