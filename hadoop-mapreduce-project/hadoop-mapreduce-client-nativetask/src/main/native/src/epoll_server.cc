@@ -1,11 +1,11 @@
 #include "epoll_server.h"
 
 #include <netinet/in.h>
-#include <pthread.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>

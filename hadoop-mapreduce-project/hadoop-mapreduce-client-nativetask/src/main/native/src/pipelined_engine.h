@@ -1,8 +1,9 @@
 // The pipelined DataEngine (seed 001 Fig. 5, seed 004 §3.3.1): requests from every connection
 // go into a queue; a disk thread plans them (registry, MAC, index), reads their chunks in
 // ReadScheduler order (grouped by map output file, offset order, files round-robin) into pool
-// buffers, and after each read prefetches the partition's next chunk into a free buffer (the
-// PrefetchCache), so the next request for it is answered from memory. Finished responses are
+// buffers, and once a chunk is served and nothing else waits, reads the partition's next
+// chunk into a spare buffer (the PrefetchCache), so the next request for it is answered from
+// memory. Finished responses are
 // handed back to the network side, which sends them while the disk thread goes on reading.
 // With disk_threads > 1 each thread owns the map outputs whose attempt id hashes to it, so
 // reads of one file stay in one thread's offset order while the disk sees several at once.
