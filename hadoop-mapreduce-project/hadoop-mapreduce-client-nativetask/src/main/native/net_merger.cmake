@@ -55,3 +55,7 @@ if(TARGET jbs_mof_supplier)
   add_dependencies(jbs_net_merger_with_supplier_test jbs_net_merger jbs_mof_supplier)
   gtest_discover_tests(jbs_net_merger_with_supplier_test PROPERTIES TIMEOUT 60)
 endif()
+
+# The merge step's own speed, in memory (run by hand; see README).
+add_executable(jbs_merger_bench test/merger_bench.cc)
+target_link_libraries(jbs_merger_bench PRIVATE jbs_merger_core)
