@@ -1,5 +1,6 @@
 #include "fetch_client.h"
 
+#include <cstdio>
 #include <cstring>
 
 #include "frame_io.h"
@@ -73,6 +74,10 @@ void FetchClient::RetryLocked(Node* node, Pending p,
     return;
   }
   ++retries_;
+  std::fprintf(stderr, "jbs_net_merger: fetch %s partition %u offset %llu from %s: %s; retry %d of %d\n",
+               p.target->attempt.c_str(), p.target->partition,
+               static_cast<unsigned long long>(p.offset), EndpointKey(p.target->node).c_str(),
+               p.last_error.c_str(), p.tries, config_.retries);
   p.not_before = Clock::now() + std::chrono::milliseconds(config_.backoff_ms);
   node->queue.push_front(std::move(p));
 }

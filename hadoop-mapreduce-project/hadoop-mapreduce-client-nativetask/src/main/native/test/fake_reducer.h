@@ -23,9 +23,9 @@ constexpr const char* kJob = "job_1700000000000_0042";
 constexpr const char* kSecret = "job-token-password";
 constexpr uint32_t kPartition = 1;
 
-inline std::string Attempt(uint32_t map) {
+inline std::string Attempt(uint32_t map, uint32_t try_number = 0) {
   char buf[64];
-  std::snprintf(buf, sizeof(buf), "attempt_1700000000000_0042_m_%06u_0", map);
+  std::snprintf(buf, sizeof(buf), "attempt_1700000000000_0042_m_%06u_%u", map, try_number);
   return buf;
 }
 
@@ -74,9 +74,11 @@ class FakeReducer {
     return out;
   }
 
-  void MapOutput(uint32_t index, uint16_t port, const std::string& host = "127.0.0.1") {
+  void MapOutput(uint32_t index, uint16_t port, const std::string& host = "127.0.0.1",
+                 uint32_t try_number = 0) {
     std::vector<uint8_t> f;
-    ASSERT_EQ(EncodeMapOutput({index, port, Attempt(index), host}, &f), WireStatus::kOk);
+    ASSERT_EQ(EncodeMapOutput({index, port, Attempt(index, try_number), host}, &f),
+              WireStatus::kOk);
     Send(f);
   }
 

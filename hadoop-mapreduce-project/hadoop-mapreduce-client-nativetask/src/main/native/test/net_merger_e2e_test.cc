@@ -62,8 +62,10 @@ class NetMergerE2eTest : public ::testing::Test {
   }
 
   // Writes map `index`'s file.out + index with 3 partitions; partition kPartition holds recs.
-  Bytes WriteMap(uint32_t index, const std::vector<Rec>& recs, bool zlib) {
-    std::string dir = local_.path() + "/" + AttemptOutputDir("alice", kJob, Attempt(index));
+  Bytes WriteMap(uint32_t index, const std::vector<Rec>& recs, bool zlib,
+                 uint32_t try_number = 0) {
+    std::string dir =
+        local_.path() + "/" + AttemptOutputDir("alice", kJob, Attempt(index, try_number));
     std::filesystem::create_directories(dir);
     Bytes data;
     std::vector<IndexRecord> idx;
@@ -343,4 +345,52 @@ TEST_F(NetMergerE2eTest, ReducersBeyondTheSessionCapAreBusy) {
     s = again.Register(1, 0).status;
   }
   EXPECT_EQ(s, RegisterStatus::kOk);
+}
+
+TEST_F(NetMergerE2eTest, ARestartedSupplierOnTheSamePortIsReconnected) {
+  StartMerger();
+  auto data = RandomTextSegments(rng_, 4, 60, 3000);  // several chunks per segment
+  for (uint32_t i = 0; i < data.size(); ++i) WriteMap(i, data[i], false);
+  FakeReducer r(socket_);
+  ASSERT_EQ(r.Register(4, 0).status, RegisterStatus::kOk);
+  for (uint32_t i = 0; i < 4; ++i) r.MapOutput(i, supplier_->port());
+  for (int i = 0; i < 4; ++i) ASSERT_EQ(r.Read(), ReducerFrame::kMapFetched);
+  // The supplier dies and comes back on its port (the aux service restarts it there); the
+  // pooled connection is dead, so the later chunks need a fresh one.
+  uint16_t port = supplier_->port();
+  supplier_->Stop();
+  supplier_ = std::make_unique<MofServer>(tcp_.get(), engine_.get(), &pool_);
+  ASSERT_EQ(supplier_->Start({"127.0.0.1", port}), 0);
+  r.Merge();
+  Bytes stream;
+  EndStats end;
+  ErrorFrame err;
+  ASSERT_TRUE(r.ReadStream(&stream, &end, &err)) << err.message;
+  EXPECT_EQ(stream, ReferenceMerge(data, 1));
+}
+
+TEST_F(NetMergerE2eTest, AReRunMapReplacesItsEarlierAttempt) {
+  StartMerger();
+  std::vector<std::vector<Rec>> data = {{{TextKey("a"), Bytes(1, 0)}},
+                                        {{TextKey("b"), Bytes(1, 1)}}};
+  std::vector<Rec> rerun = {{TextKey("c"), Bytes(1, 2)}};
+  WriteMap(0, data[0], false);
+  WriteMap(1, data[1], false);
+  WriteMap(1, rerun, false, 1);
+  FakeReducer r(socket_);
+  ASSERT_EQ(r.Register(2, 0).status, RegisterStatus::kOk);
+  r.MapOutput(0, supplier_->port());
+  r.MapOutput(1, supplier_->port());
+  for (int i = 0; i < 2; ++i) ASSERT_EQ(r.Read(), ReducerFrame::kMapFetched);
+  r.MapOutput(1, supplier_->port(), "127.0.0.1", 1);  // map 1 was re-run
+  ASSERT_EQ(r.Read(), ReducerFrame::kMapFetched);
+  MapFetched mf;
+  ASSERT_EQ(DecodeMapFetched(r.body_.data(), r.body_.size(), &mf), WireStatus::kOk);
+  EXPECT_EQ(mf.attempt, Attempt(1, 1));
+  r.Merge();
+  Bytes stream;
+  EndStats end;
+  ErrorFrame err;
+  ASSERT_TRUE(r.ReadStream(&stream, &end, &err)) << err.message;
+  EXPECT_EQ(stream, ReferenceMerge({data[0], rerun}, 1));
 }
