@@ -46,6 +46,7 @@ public final class SupervisedDaemon {
   private volatile boolean stopping;
   private volatile int starts;
   private Thread supervisor;
+  private volatile java.util.function.Consumer<String> stderrTap;
 
   public SupervisedDaemon(String name, Function<String, List<String>> command,
       long readyTimeoutMs, long replyTimeoutMs, long initialBackoffMs, Runnable onRestart) {
@@ -55,6 +56,11 @@ public final class SupervisedDaemon {
     this.replyTimeoutMs = replyTimeoutMs;
     this.initialBackoffMs = initialBackoffMs;
     this.onRestart = onRestart;
+  }
+
+  /** Tests: sees every stderr line of every process of this daemon (null: none). */
+  void setStderrTap(java.util.function.Consumer<String> tap) {
+    stderrTap = tap;
   }
 
   /** What the daemon printed after READY (port or socket path); null before the first READY. */
@@ -141,6 +147,10 @@ public final class SupervisedDaemon {
         StandardCharsets.UTF_8))) {
       for (String line = r.readLine(); line != null; line = r.readLine()) {
         LOG.info("[{}] {}", name, line);
+        java.util.function.Consumer<String> tap = stderrTap;
+        if (tap != null) {
+          tap.accept(line);
+        }
       }
     } catch (IOException e) {
       // the process is gone
