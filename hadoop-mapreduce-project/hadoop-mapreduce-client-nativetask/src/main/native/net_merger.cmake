@@ -59,3 +59,5 @@ endif()
 # The merge step's own speed, in memory (run by hand; see README).
 add_executable(jbs_merger_bench test/merger_bench.cc)
 target_link_libraries(jbs_merger_bench PRIVATE jbs_merger_core)
+add_executable(jbs_net_merger_e2e_bench test/net_merger_e2e_bench.cc)
+target_link_libraries(jbs_net_merger_e2e_bench PRIVATE jbs_merger_core)
