@@ -323,7 +323,10 @@ public final class NativeShuffleSession<K, V> implements ExceptionReporter,
     }
     Object o;
     try {
-      o = stream.take();
+      // While the NetMerger merges (its socket open, the reader alive) the task is alive too.
+      while ((o = stream.poll(1, java.util.concurrent.TimeUnit.SECONDS)) == null) {
+        reporter.progress();
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while reading the merged stream", e);
