@@ -218,8 +218,10 @@ bool MergerSession::OnMapOutput(const std::vector<uint8_t>& body) {
                                           " was already merged into a spill run");
       return false;
     }
-    it->second.segment->Cancel();  // a re-run replaces the earlier attempt
+    // A re-run replaces the earlier attempt (its late answer is ignored by generation).
+    if (it->second.segment) it->second.segment->Cancel();
     if (it->second.state == MapState::kFetched) CountInputs(-1);
+    if (it->second.state == MapState::kFetching) --fetching_;
     Log("map " + std::to_string(m.map_index) + ": " + m.attempt + " replaces " + it->second.attempt);
   }
   MapSlot& slot = maps_[m.map_index];
@@ -232,27 +234,50 @@ bool MergerSession::OnMapOutput(const std::vector<uint8_t>& body) {
   target->attempt = m.attempt;
   target->partition = reg_.partition;
   target->auth = FetchMac(secret_, reg_.job, m.attempt, reg_.partition);
-  slot.segment = std::make_shared<RemoteSegment>(ctx_->fetch, std::move(target), fetched_bytes_);
-  std::shared_ptr<Inbox> inbox = inbox_;
-  uint32_t index = m.map_index;
-  uint64_t gen = slot.generation;
-  slot.segment->Start([inbox, index, gen](bool ok, bool connect_failed, const std::string& err) {
-    Event e;
-    e.kind = Event::kFirstChunk;
-    e.map_index = index;
-    e.generation = gen;
-    e.ok = ok;
-    e.connect_failed = connect_failed;
-    e.message = err;
-    inbox->Post(std::move(e));
-  });
+  slot.target = std::move(target);
+  slot.state = MapState::kQueued;
+  queued_.push_back(m.map_index);
+  StartQueued();
   return true;
+}
+
+// First-chunk fetches in flight are bounded by the inputs the budget allows, so a reducer
+// that reports thousands of maps at once does not make the NetMerger hold thousands of
+// chunks before the hierarchical merge can spill them; the rest wait their turn here.
+void MergerSession::StartQueued() {
+  const MergerLimits& lim = ctx_->limits;
+  size_t limit = static_cast<size_t>(
+      std::max<uint64_t>(2, lim.memory_bytes / (2 * lim.buffer_bytes)));
+  while (fetching_ < limit && !queued_.empty()) {
+    uint32_t index = queued_.front();
+    queued_.pop_front();
+    auto it = maps_.find(index);
+    if (it == maps_.end() || it->second.state != MapState::kQueued) continue;  // replaced
+    MapSlot& slot = it->second;
+    slot.state = MapState::kFetching;
+    ++fetching_;
+    slot.segment = std::make_shared<RemoteSegment>(ctx_->fetch, slot.target, fetched_bytes_);
+    std::shared_ptr<Inbox> inbox = inbox_;
+    uint64_t gen = slot.generation;
+    slot.segment->Start([inbox, index, gen](bool ok, bool connect_failed, const std::string& err) {
+      Event e;
+      e.kind = Event::kFirstChunk;
+      e.map_index = index;
+      e.generation = gen;
+      e.ok = ok;
+      e.connect_failed = connect_failed;
+      e.message = err;
+      inbox->Post(std::move(e));
+    });
+  }
 }
 
 bool MergerSession::OnFirstChunk(const Event& e) {
   auto it = maps_.find(e.map_index);
   if (it == maps_.end() || it->second.generation != e.generation) return true;  // replaced
   MapSlot& slot = it->second;
+  --fetching_;
+  StartQueued();
   std::vector<uint8_t> f;
   if (!e.ok) {
     Log("FETCH_FAILED map " + std::to_string(e.map_index) + " " + slot.attempt + ": " + e.message);
@@ -319,7 +344,7 @@ bool MergerSession::MaybeSpill() {
 bool MergerSession::OnMerge() {
   size_t ready = 0;
   for (auto& [index, slot] : maps_)
-    if (slot.state != MapState::kFetching) ++ready;
+    if (slot.state == MapState::kFetched || slot.state == MapState::kSpilled) ++ready;
   if (ready != reg_.num_maps) {
     SendError(ErrorCode::kProtocol, "MERGE with " + std::to_string(ready) + " of " +
                                         std::to_string(reg_.num_maps) + " maps fetched");

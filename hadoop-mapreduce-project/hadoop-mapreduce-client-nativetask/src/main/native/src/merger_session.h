@@ -80,11 +80,14 @@ class MergerSession {
     bool aborted = false;
     void Post(Event e);
   };
-  enum class MapState { kFetching, kFetched, kSpilled };
+  // kQueued: reported, waiting for a first-fetch slot; kFetching: first chunk asked for;
+  // kFetched: first chunk held (MAP_FETCHED sent); kSpilled: merged into a run.
+  enum class MapState { kQueued, kFetching, kFetched, kSpilled };
   struct MapSlot {
-    MapState state = MapState::kFetching;
+    MapState state = MapState::kQueued;
     uint64_t generation = 0;
     std::string attempt;
+    std::shared_ptr<const FetchTarget> target;
     std::shared_ptr<RemoteSegment> segment;
     uint64_t part_length = 0;
   };
@@ -99,6 +102,7 @@ class MergerSession {
   bool OnFirstChunk(const Event& e);
   bool OnMerge();
   bool MaybeSpill();
+  void StartQueued();
   void CountInputs(int64_t delta);
   void CancelAll();
   void Log(const std::string& what) const;
@@ -119,6 +123,8 @@ class MergerSession {
   std::string secret_;
   std::map<uint32_t, MapSlot> maps_;
   uint64_t generations_ = 0;
+  std::deque<uint32_t> queued_;  // map indexes waiting for a first-fetch slot
+  size_t fetching_ = 0;          // maps in kFetching
   std::vector<std::unique_ptr<RunFile>> runs_;
   uint64_t spilled_bytes_ = 0;
   int64_t inputs_ = 0;  // this session's share of ctx_->inputs

@@ -394,3 +394,43 @@ TEST_F(NetMergerE2eTest, AReRunMapReplacesItsEarlierAttempt) {
   ASSERT_TRUE(r.ReadStream(&stream, &end, &err)) << err.message;
   EXPECT_EQ(stream, ReferenceMerge({data[0], rerun}, 1));
 }
+
+TEST_F(NetMergerE2eTest, FirstFetchesAreQueuedBeyondTheBudgetAndFailuresFreeTheirPlace) {
+  StartMerger(2 * 2 * 4096);  // two inputs: at most two first fetches in flight
+  auto data = RandomTextSegments(rng_, 6, 30, 500);
+  for (uint32_t i = 0; i < data.size(); ++i) WriteMap(i, data[i], false);
+  std::unique_ptr<Listener> l;
+  ASSERT_EQ(tcp_->Listen({"127.0.0.1", 0}, &l), 0);
+  uint16_t dead = l->port();
+  l.reset();
+  FakeReducer r(socket_);
+  ASSERT_EQ(r.Register(6, 0).status, RegisterStatus::kOk);
+  r.MapOutput(0, dead);  // these two take the first places and fail
+  r.MapOutput(1, dead);
+  for (uint32_t i = 2; i < 6; ++i) r.MapOutput(i, supplier_->port());
+  size_t fetched = 0, failed = 0;
+  while (fetched + failed < 6) {
+    ReducerFrame t = r.Read();
+    if (t == ReducerFrame::kFetchFailed) {
+      FetchFailed ff;
+      ASSERT_EQ(DecodeFetchFailed(r.body_.data(), r.body_.size(), &ff), WireStatus::kOk);
+      EXPECT_LT(ff.map_index, 2u);
+      ++failed;
+      r.MapOutput(ff.map_index, supplier_->port());  // handed out again, now reachable
+    } else {
+      ASSERT_EQ(t, ReducerFrame::kMapFetched);
+      ++fetched;
+    }
+  }
+  while (fetched < 6) {
+    ASSERT_EQ(r.Read(), ReducerFrame::kMapFetched);
+    ++fetched;
+  }
+  EXPECT_EQ(failed, 2u);
+  r.Merge();
+  Bytes stream;
+  EndStats end;
+  ErrorFrame err;
+  ASSERT_TRUE(r.ReadStream(&stream, &end, &err)) << err.message;
+  EXPECT_EQ(stream, ReferenceMerge(data, 1));
+}
