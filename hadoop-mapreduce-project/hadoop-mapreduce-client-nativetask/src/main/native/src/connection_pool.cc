@@ -6,8 +6,10 @@ namespace hadoop_accel::jbs {
 
 std::string EndpointKey(const Endpoint& e) { return e.host + ":" + std::to_string(e.port); }
 
-int ConnectionPool::Acquire(const Endpoint& to, std::unique_ptr<Connection>* out) {
+int ConnectionPool::Acquire(const Endpoint& to, std::unique_ptr<Connection>* out,
+                            bool* reused) {
   const std::string key = EndpointKey(to);
+  if (reused) *reused = false;
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     if (shut_) return ESHUTDOWN;
@@ -15,6 +17,7 @@ int ConnectionPool::Acquire(const Endpoint& to, std::unique_ptr<Connection>* out
       if (it->key == key) {
         *out = std::move(it->conn);
         idle_.erase(it);
+        if (reused) *reused = true;
         return 0;
       }
     }

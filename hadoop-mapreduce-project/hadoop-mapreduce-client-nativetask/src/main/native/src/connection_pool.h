@@ -26,8 +26,9 @@ class ConnectionPool {
 
   // A connection to `to` for the caller's exclusive use: its idle one, else a new one (first
   // closing the least recently used idle connection when at the cap, or waiting while every
-  // connection is in use). 0 or an errno (ESHUTDOWN after Shutdown).
-  int Acquire(const Endpoint& to, std::unique_ptr<Connection>* out);
+  // connection is in use). 0 or an errno (ESHUTDOWN after Shutdown). *reused (if given):
+  // the connection was idle in the pool, so its peer may have closed it meanwhile.
+  int Acquire(const Endpoint& to, std::unique_ptr<Connection>* out, bool* reused = nullptr);
   // Gives a connection back: kept idle for reuse, or closed when it is no longer in sync.
   void Release(const Endpoint& to, std::unique_ptr<Connection> conn, bool reusable);
   // Closes idle connections and fails waiting and later Acquires.

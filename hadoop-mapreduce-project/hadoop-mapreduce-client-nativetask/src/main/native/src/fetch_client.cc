@@ -84,6 +84,7 @@ void FetchClient::RetryLocked(Node* node, Pending p,
 
 void FetchClient::Work(Node* node) {
   std::unique_ptr<Connection> conn;
+  bool reused = false;  // conn came idle from the pool and has not carried a batch yet
   std::vector<uint8_t> buf;
   for (;;) {
     std::vector<Pending> batch;
@@ -108,7 +109,7 @@ void FetchClient::Work(Node* node) {
       }
     }
     if (!conn) {
-      int e = pool_.Acquire(node->endpoint, &conn);
+      int e = pool_.Acquire(node->endpoint, &conn, &reused);
       if (e != 0) {
         std::lock_guard<std::mutex> g(mu_);
         for (auto it = batch.rbegin(); it != batch.rend(); ++it) {
@@ -200,8 +201,13 @@ void FetchClient::Work(Node* node) {
     bool release;
     {
       std::lock_guard<std::mutex> g(mu_);
-      for (auto it = retry.rbegin(); it != retry.rend(); ++it)
-        RetryLocked(node, std::move(*it), &finished);
+      for (auto it = retry.rbegin(); it != retry.rend(); ++it) {
+        // An idle pooled connection that breaks at once was most likely closed by its peer
+        // (say, a restarted supplier): try again on a fresh one without using up a retry.
+        if (broken && reused && !stopping_) node->queue.push_front(std::move(*it));
+        else RetryLocked(node, std::move(*it), &finished);
+      }
+      reused = false;
       release = conn && (broken || node->queue.empty());
       if (release) node->active = nullptr;
     }

@@ -49,6 +49,11 @@ class FakeSupplier {
     for (auto& t : threads_) t.join();
   }
   Endpoint endpoint() const { return {"127.0.0.1", listener_->port()}; }
+  // Closes every accepted connection, as a restarted supplier would have.
+  void CloseConnections() {
+    std::lock_guard<std::mutex> g(mu_);
+    for (auto& c : conns_) c->Close();
+  }
   int connections() const { return connections_.load(); }
   int requests() const { return requests_.load(); }
 
@@ -193,4 +198,18 @@ TEST(FetchClientTest, StopFailsWhatIsQueued) {
   client.Stop();
   FetchOutcome o = FetchOne(&client, Target({"127.0.0.1", 1}), 0);
   EXPECT_FALSE(o.ok);
+}
+
+TEST(FetchClientTest, AnIdleConnectionClosedByThePeerCostsNoRetry) {
+  auto tcp = MakeTcpTransport();
+  FakeSupplier s(tcp.get(), [](int, const FetchRequest&) { return 0; });
+  FetchClient::Config c = Fast();
+  c.retries = 0;  // any counted failure would be final
+  FetchClient client(tcp.get(), c);
+  ASSERT_TRUE(FetchOne(&client, Target(s.endpoint()), 0).ok);
+  s.CloseConnections();  // the pooled connection is now dead
+  FetchOutcome o = FetchOne(&client, Target(s.endpoint()), 4096);
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_EQ(s.connections(), 2);
+  EXPECT_EQ(client.retries(), 0u);
 }
