@@ -409,7 +409,7 @@ TEST_F(NetMergerE2eTest, FirstFetchesAreQueuedBeyondTheBudgetAndFailuresFreeThei
   r.MapOutput(1, dead);
   for (uint32_t i = 2; i < 6; ++i) r.MapOutput(i, supplier_->port());
   size_t fetched = 0, failed = 0;
-  while (fetched + failed < 6) {
+  while (fetched < 6) {  // the failures may come before, between or after the others
     ReducerFrame t = r.Read();
     if (t == ReducerFrame::kFetchFailed) {
       FetchFailed ff;
@@ -421,10 +421,6 @@ TEST_F(NetMergerE2eTest, FirstFetchesAreQueuedBeyondTheBudgetAndFailuresFreeThei
       ASSERT_EQ(t, ReducerFrame::kMapFetched);
       ++fetched;
     }
-  }
-  while (fetched < 6) {
-    ASSERT_EQ(r.Read(), ReducerFrame::kMapFetched);
-    ++fetched;
   }
   EXPECT_EQ(failed, 2u);
   r.Merge();
