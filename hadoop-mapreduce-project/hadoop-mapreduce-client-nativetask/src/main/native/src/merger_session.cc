@@ -84,7 +84,16 @@ void MergerSession::ReadLoop() {
 
 MergerSession::Event MergerSession::Wait() {
   std::unique_lock<std::mutex> lock(inbox_->mu);
-  inbox_->cv.wait(lock, [this] { return !inbox_->events.empty() || inbox_->aborted; });
+  auto ready = [this] { return !inbox_->events.empty() || inbox_->aborted; };
+  if (registered_) {
+    inbox_->cv.wait(lock, ready);
+  } else if (!inbox_->cv.wait_until(lock, register_deadline_, ready)) {
+    // A connection that does not register in time gives its thread back.
+    Event e;
+    e.kind = Event::kReaderDone;
+    e.message = "no REGISTER within " + std::to_string(ctx_->limits.register_timeout_ms) + " ms";
+    return e;
+  }
   if (inbox_->aborted) {
     Event e;
     e.kind = Event::kReaderDone;
@@ -119,6 +128,8 @@ void MergerSession::Run() {
   std::memcpy(hello.nonce, nonce_, kNonceLength);
   EncodeHello(hello, &f);
   if (!Send(f)) return;
+  register_deadline_ = std::chrono::steady_clock::now() +
+                      std::chrono::milliseconds(ctx_->limits.register_timeout_ms);
   reader_ = std::thread(&MergerSession::ReadLoop, this);
   for (bool go = true; go;) {
     Event e = Wait();

@@ -10,6 +10,7 @@
 #define HADOOP_ACCEL_JBS_MERGER_SESSION_H
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -35,6 +36,7 @@ struct MergerLimits {
   std::vector<std::string> spill_dirs;    // run files, round-robin
   uint32_t max_maps = 1u << 20;           // REGISTER num_maps above this is a bad request
   size_t max_sessions = 1024;             // registered sessions; more are answered busy (3)
+  int register_timeout_ms = 60000;        // HELLO .. REGISTER, else the connection is closed
 };
 
 // What every session shares: jobs, the fetch client, the spill-dir cursor, a logger.
@@ -111,6 +113,7 @@ class MergerSession {
   SessionContext* ctx_;
   const uint64_t id_;
   uint8_t nonce_[kNonceLength] = {};
+  std::chrono::steady_clock::time_point register_deadline_;
 
   std::shared_ptr<Inbox> inbox_ = std::make_shared<Inbox>();
   std::shared_ptr<std::atomic<uint64_t>> fetched_bytes_ =

@@ -26,6 +26,7 @@ NetMergerServer::NetMergerServer(NetMergerConfig config, const JobRegistry* jobs
   ctx_.limits.memory_bytes = config_.memory_bytes;
   ctx_.limits.spill_dirs = config_.spill_dirs;
   ctx_.limits.max_sessions = config_.max_sessions;
+  ctx_.limits.register_timeout_ms = config_.register_timeout_ms;
   ctx_.jobs = jobs;
   ctx_.fetch = &fetch_;
 }

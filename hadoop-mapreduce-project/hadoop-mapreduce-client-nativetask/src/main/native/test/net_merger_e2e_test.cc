@@ -3,6 +3,7 @@
 // NetMerger server on a Unix socket, and a fake reduce task speaking the reducer protocol.
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -47,7 +48,8 @@ class NetMergerE2eTest : public ::testing::Test {
     supplier_->Stop();
   }
 
-  void StartMerger(uint64_t memory_bytes = 256ull << 20, size_t max_sessions = 1024) {
+  void StartMerger(uint64_t memory_bytes = 256ull << 20, size_t max_sessions = 1024,
+                   int register_timeout_ms = 60000) {
     NetMergerConfig c;
     c.socket_path = socket_;
     c.buffer_bytes = 4096;
@@ -57,6 +59,7 @@ class NetMergerE2eTest : public ::testing::Test {
     c.retry_backoff_ms = 5;
     c.connect_timeout_ms = 2000;
     c.max_sessions = max_sessions;
+    c.register_timeout_ms = register_timeout_ms;
     merger_ = std::make_unique<NetMergerServer>(c, &merger_jobs_, tcp_.get());
     ASSERT_EQ(merger_->Start(), 0);
   }
@@ -429,4 +432,17 @@ TEST_F(NetMergerE2eTest, FirstFetchesAreQueuedBeyondTheBudgetAndFailuresFreeThei
   ErrorFrame err;
   ASSERT_TRUE(r.ReadStream(&stream, &end, &err)) << err.message;
   EXPECT_EQ(stream, ReferenceMerge(data, 1));
+}
+
+TEST_F(NetMergerE2eTest, AConnectionThatNeverRegistersIsClosed) {
+  StartMerger(256ull << 20, 1024, 50);
+  FakeReducer idle(socket_);  // HELLO read, then silence
+  ASSERT_EQ(idle.Read(), ReducerFrame::kError);  // after 50 ms
+  ErrorFrame err;
+  ASSERT_EQ(DecodeError(idle.body_.data(), idle.body_.size(), &err), WireStatus::kOk);
+  EXPECT_NE(err.message.find("no REGISTER"), std::string::npos) << err.message;
+  uint8_t b;
+  EXPECT_EQ(idle.conn_->RecvExact(&b, 1), ECONNRESET);
+  FakeReducer quick(socket_);
+  EXPECT_EQ(quick.Register(1, 0).status, RegisterStatus::kOk);
 }
