@@ -125,6 +125,13 @@ class TestJbsJobs {
   private static Configuration conf(Run r) {
     Configuration conf = CLUSTER.getConfiguration();
     conf.set(MRConfig.SHUFFLE_CONSUMER_PLUGIN, r.plugin.getName());
+    if (r == Run.JBS) {
+      // As DESIGN.md §1 expected: list jbs_shuffle as a shuffle provider (the AM checks it
+      // against its own copy of aux-services). Hadoop 3.5.0's AM then sends it an empty
+      // buffer; the token still arrives through JbsShuffleHandler.
+      conf.set("yarn.nodemanager.aux-services", "mapreduce_shuffle," + JbsConfig.SERVICE_NAME);
+      conf.set(MRJobConfig.MAPREDUCE_JOB_SHUFFLE_PROVIDER_SERVICES, JbsConfig.SERVICE_NAME);
+    }
     return conf;
   }
 
