@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# JBS native shuffle benchmarks (issue 7): brings up the emulated cluster with the JBS aux
+# service on every NodeManager (stock ShuffleHandler still serves A and any fallback), then runs
+# one interleaved A/B of ab.py per workload: A = stock Shuffle, B = JbsShuffle.
+#   dev-support/bench/jbs_ab.sh OUT_DIR [SIZE] [PAIRS] [BW] [WORKLOADS...]
+# Defaults: 256m, 3 pairs, 1gbit, the shuffle-heavy four and the two no-gain controls.
+# Needs root and a tarball built with -Pdist,native. Reports: OUT_DIR/<bw>/<workload>/report.md.
+set -euo pipefail
+out=$1 size=${2:-256m} n=${3:-3} bw=${4:-1gbit}
+shift $(( $# < 4 ? $# : 4 ))
+workloads=("$@")
+[[ ${#workloads[@]} -gt 0 ]] || workloads=(terasort selfjoin invertedindex adjacencylist wordcount grep)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+work=${TMPDIR:-/tmp}/hacc-emu-jbs
+y=yarn-site.xml
+"$root/dev-support/bin/emu-cluster" up --work-dir "$work" --bw "$bw" \
+  --conf "yarn.nodemanager.aux-services=mapreduce_shuffle,jbs_shuffle@$y" \
+  --conf "yarn.nodemanager.aux-services.jbs_shuffle.class=io.hadoopaccel.mapreduce.jbs.JbsAuxService@$y" \
+  --conf "yarn.nodemanager.aux-services.mapreduce_shuffle.class=io.hadoopaccel.mapreduce.jbs.JbsShuffleHandler@$y"
+trap '"$root/dev-support/bin/emu-cluster" down --work-dir "$work"' EXIT
+mkdir -p "$out/$bw"
+jbs="-Dmapreduce.job.reduce.shuffle.consumer.plugin.class=org.apache.hadoop.mapreduce.task.reduce.JbsShuffle"
+for w in "${workloads[@]}"; do
+  python3 "$root/dev-support/bench/ab.py" --cluster-env "$work/cluster.env" --no-probes \
+    --workload "$w" --size "$size" -n "$n" --drop-caches --out "$out/$bw/$w" \
+    --a-name stock --b-name jbs --b-args="$jbs" > "$out/$bw/$w.log" 2>&1 \
+    || { echo "$w failed: $out/$bw/$w.log"; continue; }
+  echo "$w: $out/$bw/$w/report.md"
+done
