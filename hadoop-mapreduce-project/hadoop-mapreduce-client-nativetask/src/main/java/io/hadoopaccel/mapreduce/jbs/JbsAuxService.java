@@ -201,17 +201,28 @@ public class JbsAuxService extends AuxiliaryService implements JbsJobTokens.List
     }
   }
 
-  /** The supplier's TCP port as ShuffleHandler serializes its own (an int), once READY. */
+  /**
+   * The supplier's TCP port as ShuffleHandler serializes its own (an int): the port it is READY
+   * on, else the configured one. Never null: the NodeManager refuses to launch any container
+   * whose service data names an aux service without metadata, so jobs that list jbs_shuffle in
+   * mapreduce.job.shuffle.provider.services must still run (on stock shuffle) when the daemons
+   * are missing.
+   */
   @Override
   public ByteBuffer getMetaData() {
     SupervisedDaemon s = supplier;
-    if (s == null || s.address() == null) {
-      return null;
+    int port = cfg == null ? 0 : cfg.supplierPort;
+    if (s != null && s.address() != null) {
+      try {
+        port = parsePort(s.address());
+      } catch (NumberFormatException e) {
+        // keep the configured port
+      }
     }
     try {
-      return ShuffleHandler.serializeMetaData(parsePort(s.address()));
-    } catch (IOException | NumberFormatException e) {
-      return null;
+      return ShuffleHandler.serializeMetaData(port);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
     }
   }
 
