@@ -48,16 +48,25 @@ bool MapOutputLocator::Locate(std::string_view user, std::string_view job,
                               std::string_view attempt, MapOutputPaths* out) const {
   std::string rel = AttemptOutputDir(user, job, attempt);
   if (rel.empty()) return false;
+  // Hadoop's LocalDirAllocator picks a dir per file, so a map's file.out and file.out.index
+  // may sit under different local dirs (seen with 24 MB map outputs): look each one up on its
+  // own, as stock ShuffleHandler does.
+  std::string index = FirstRegularFile(rel + "/file.out.index");
+  if (index.empty()) return false;
+  std::string data = FirstRegularFile(rel + "/file.out");
+  if (data.empty()) return false;
+  out->data = std::move(data);
+  out->index = std::move(index);
+  return true;
+}
+
+std::string MapOutputLocator::FirstRegularFile(const std::string& rel) const {
   for (const std::string& dir : local_dirs_) {
-    std::string base = dir + "/" + rel + "/";
+    std::string path = dir + "/" + rel;
     struct stat st;
-    if (::stat((base + "file.out.index").c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-      out->data = base + "file.out";
-      out->index = base + "file.out.index";
-      return true;
-    }
+    if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return path;
   }
-  return false;
+  return "";
 }
 
 }  // namespace hadoop_accel::jbs

@@ -34,11 +34,14 @@ class MapOutputLocator {
  public:
   explicit MapOutputLocator(std::vector<std::string> local_dirs)
       : local_dirs_(std::move(local_dirs)) {}
-  // The first local dir holding the attempt's index file; false if none (or ids invalid).
+  // The attempt's index and data files, each in the first local dir that holds it (they may
+  // be in different dirs); false if either is missing (or the ids are invalid).
   bool Locate(std::string_view user, std::string_view job, std::string_view attempt,
               MapOutputPaths* out) const;
 
  private:
+  std::string FirstRegularFile(const std::string& rel) const;  // "" if in no local dir
+
   std::vector<std::string> local_dirs_;
 };
 
