@@ -105,13 +105,17 @@ live_datanodes_are() { hdfs dfsadmin -report -live 2>/dev/null | grep -q "^Live 
 running_nodemanagers_are() { yarn node -list 2>/dev/null | grep -q "Total Nodes:$1\$"; }
 
 # apply_conf_overrides CONF_DIR NAME=VALUE@FILE...: the --conf options of the cluster scripts,
-# added last so that they win over what the script wrote.
+# added last so that they win over what the script wrote. {host} in a value becomes the name of
+# the node the conf dir is for (CONF_DIR's last component), for paths that must differ per node
+# when the nodes share one file system (e.g. a Unix socket).
 apply_conf_overrides() {
-  local conf=$1 kv v
+  local conf=$1 kv v host
+  host=$(basename "$conf")
   shift
   for kv in "$@"; do
     [[ $kv == *=*@*.xml ]] || die "--conf wants NAME=VALUE@FILE, got $kv"
     v=${kv#*=}
+    v=${v//\{host\}/$host}
     site "$conf/${kv##*@}" "${kv%%=*}" "${v%@*}"
   done
 }
