@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # JBS native shuffle benchmarks (issue 7): brings up the emulated cluster with the JBS aux
-# service on every NodeManager (stock ShuffleHandler still serves A and any fallback), then runs
+# service on every NodeManager (stock ShuffleHandler still serves A and any fallback; the nodes
+# share /tmp, so each NetMerger gets its own socket path), then runs
 # one interleaved A/B of ab.py per workload: A = stock Shuffle, B = JbsShuffle.
 #   dev-support/bench/jbs_ab.sh OUT_DIR [SIZE] [PAIRS] [BW] [WORKLOADS...]
 # Defaults: 256m, 3 pairs, 1gbit, the shuffle-heavy four and the two no-gain controls.
@@ -16,7 +17,8 @@ y=yarn-site.xml
 "$root/dev-support/bin/emu-cluster" up --work-dir "$work" --bw "$bw" \
   --conf "yarn.nodemanager.aux-services=mapreduce_shuffle,jbs_shuffle@$y" \
   --conf "yarn.nodemanager.aux-services.jbs_shuffle.class=io.hadoopaccel.mapreduce.jbs.JbsAuxService@$y" \
-  --conf "yarn.nodemanager.aux-services.mapreduce_shuffle.class=io.hadoopaccel.mapreduce.jbs.JbsShuffleHandler@$y"
+  --conf "yarn.nodemanager.aux-services.mapreduce_shuffle.class=io.hadoopaccel.mapreduce.jbs.JbsShuffleHandler@$y" \
+  --conf "hadoop.accel.jbs.merger.socket=/tmp/hacc-jbs-{host}.sock@core-site.xml"
 trap '"$root/dev-support/bin/emu-cluster" down --work-dir "$work"' EXIT
 mkdir -p "$out/$bw"
 jbs="-Dmapreduce.job.reduce.shuffle.consumer.plugin.class=org.apache.hadoop.mapreduce.task.reduce.JbsShuffle"

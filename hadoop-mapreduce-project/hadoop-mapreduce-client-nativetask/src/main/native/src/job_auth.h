@@ -9,7 +9,7 @@
 // Both are 20 raw bytes. The fetch MAC is per segment (not per chunk), so the NetMerger
 // computes it once per map output; the register MAC binds a fresh server nonce, so a captured
 // registration cannot be replayed. The secret is the job token's password, which is what the
-// reducer holds as ShuffleConsumerPlugin.Context#getJobTokenSecret().getEncoded().
+// reducer holds as its shuffle secret (Task#getShuffleSecret(), the same bytes).
 #ifndef HADOOP_ACCEL_JBS_JOB_AUTH_H
 #define HADOOP_ACCEL_JBS_JOB_AUTH_H
 
