@@ -5,6 +5,7 @@
 # one interleaved A/B of ab.py per workload: A = stock Shuffle, B = JbsShuffle.
 #   dev-support/bench/jbs_ab.sh OUT_DIR [SIZE] [PAIRS] [BW] [WORKLOADS...]
 # Defaults: 256m, 3 pairs, 1gbit, the shuffle-heavy four and the two no-gain controls.
+# JOB_ARGS (environment) go to both A and B, e.g. JOB_ARGS=-Dmapreduce.job.reduces=4.
 # Needs root and a tarball built with -Pdist,native. Reports: OUT_DIR/<bw>/<workload>/report.md.
 set -euo pipefail
 out=$1 size=${2:-256m} n=${3:-3} bw=${4:-1gbit}
@@ -25,7 +26,7 @@ jbs="-Dmapreduce.job.reduce.shuffle.consumer.plugin.class=org.apache.hadoop.mapr
 for w in "${workloads[@]}"; do
   python3 "$root/dev-support/bench/ab.py" --cluster-env "$work/cluster.env" --no-probes \
     --workload "$w" --size "$size" -n "$n" --drop-caches --out "$out/$bw/$w" \
-    --a-name stock --b-name jbs --b-args="$jbs" > "$out/$bw/$w.log" 2>&1 \
+    --a-name stock --a-args="${JOB_ARGS:-}" --b-name jbs --b-args="${JOB_ARGS:-} $jbs" > "$out/$bw/$w.log" 2>&1 \
     || { echo "$w failed: $out/$bw/$w.log"; continue; }
   echo "$w: $out/$bw/$w/report.md"
 done

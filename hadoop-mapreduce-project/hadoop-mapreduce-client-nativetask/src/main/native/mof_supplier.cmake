@@ -3,7 +3,7 @@
 # The serving side: an epoll TCP server in front of a pipelined engine (one disk thread reading
 # in ReadScheduler order, read-ahead into spare buffers, open-file cache).
 add_library(jbs_supplier STATIC
-  src/mof_supplier_options.cc src/mof_supplier_auth.cc src/open_file_cache.cc
+  src/mof_supplier_options.cc src/mof_supplier_auth.cc
   src/prefetch_cache.cc src/pipelined_engine.cc src/epoll_server.cc)
 target_link_libraries(jbs_supplier PUBLIC jbs_core)
 

@@ -7,24 +7,18 @@
 #include <stdexcept>
 
 #include "fetch_planner.h"
+#include "open_file_cache.h"
 
 namespace hadoop_accel::jbs {
 namespace {
 
-// Reads exactly n bytes at off; false on error or if the file ends first (the index promised
-// more than file.out holds: corrupt or truncated output).
+// Opens file.out for one read (the synchronous path keeps no descriptors).
 bool PreadFully(const std::string& path, uint8_t* buf, size_t n, uint64_t off) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = ::pread(fd, buf + got, n - got, static_cast<off_t>(off + got));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    got += static_cast<size_t>(r);
-  }
+  bool ok = PreadExact(fd, buf, n, off);
   ::close(fd);
-  return got == n;
+  return ok;
 }
 
 FetchResponseHeader Refusal(const FetchRequest& req, ResponseStatus s) {

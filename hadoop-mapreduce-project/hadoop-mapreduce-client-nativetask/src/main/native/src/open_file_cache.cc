@@ -36,9 +36,7 @@ void OpenFileCache::Drop(const std::string& path) {
   fds_.erase(it);
 }
 
-bool OpenFileCache::ReadFully(const std::string& path, uint8_t* buf, size_t n, uint64_t off) {
-  int fd = Get(path);
-  if (fd < 0) return false;
+bool PreadExact(int fd, uint8_t* buf, size_t n, uint64_t off) {
   size_t got = 0;
   while (got < n) {
     ssize_t r = ::pread(fd, buf + got, n - got, static_cast<off_t>(off + got));
@@ -46,8 +44,15 @@ bool OpenFileCache::ReadFully(const std::string& path, uint8_t* buf, size_t n, u
     if (r <= 0) break;
     got += static_cast<size_t>(r);
   }
-  if (got != n) Drop(path);
   return got == n;
+}
+
+bool OpenFileCache::ReadFully(const std::string& path, uint8_t* buf, size_t n, uint64_t off) {
+  int fd = Get(path);
+  if (fd < 0) return false;
+  bool ok = PreadExact(fd, buf, n, off);
+  if (!ok) Drop(path);
+  return ok;
 }
 
 }  // namespace hadoop_accel::jbs

@@ -12,6 +12,10 @@
 
 namespace hadoop_accel::jbs {
 
+// Reads exactly n bytes at off from fd (retrying short reads and EINTR); false on an error or
+// if the file ends first (the index promised more than file.out holds).
+bool PreadExact(int fd, uint8_t* buf, size_t n, uint64_t off);
+
 class OpenFileCache {
  public:
   explicit OpenFileCache(size_t capacity) : capacity_(capacity == 0 ? 1 : capacity) {}
