@@ -93,7 +93,11 @@ class TestJbsJobs {
           + service(JbsConfig.SERVICE_NAME, JbsAuxService.class) + "]}",
           StandardCharsets.UTF_8);
       conf.setBoolean("yarn.nodemanager.aux-services.manifest.enabled", true);
-      conf.set("yarn.nodemanager.aux-services.manifest", manifest.toURI().toString());
+      // Through ManifestLocalFileSystem: the build dir may be under world-writable /tmp.
+      conf.set("fs." + ManifestLocalFileSystem.SCHEME + ".impl",
+          ManifestLocalFileSystem.class.getName());
+      conf.set("yarn.nodemanager.aux-services.manifest",
+          ManifestLocalFileSystem.SCHEME + "://" + manifest.getAbsolutePath());
       conf.setLong("yarn.nodemanager.aux-services.manifest.reload-ms", 0);
       conf.set("hadoop.accel.jbs.native.dir", NATIVE_DIR.getAbsolutePath());
       conf.set("hadoop.accel.jbs.merger.socket", SOCKET);
