@@ -21,28 +21,10 @@ target_compile_definitions(jbs_net_merger_test PRIVATE
 add_dependencies(jbs_net_merger_test jbs_net_merger)
 gtest_discover_tests(jbs_net_merger_test PROPERTIES TIMEOUT 60)
 
-# The reducer-protocol decoders under the standalone mutation driver, briefly, in ctest
-# (same sanitizer set-up as request_decoder_fuzz_smoke).
-add_executable(jbs_reducer_protocol_fuzz fuzz/reducer_protocol_fuzz_driver.cc
-  fuzz/reducer_protocol_fuzz.cc src/reducer_protocol.cc ${JBS_WIRE_SOURCES}
-  ${ACCEL_COMMON_NATIVE_DIR}/src/crc32.cc)
-target_include_directories(jbs_reducer_protocol_fuzz PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src
-                           ${ACCEL_COMMON_NATIVE_DIR}/include)
-if(NOT JBS_TSAN)
-  include(CheckCXXSourceCompiles)
-  set(CMAKE_REQUIRED_FLAGS "-fsanitize=address,undefined")
-  set(CMAKE_REQUIRED_LINK_OPTIONS "-fsanitize=address,undefined")
-  check_cxx_source_compiles("int main() { return 0; }" JBS_MERGER_HAVE_ASAN_UBSAN)
-  unset(CMAKE_REQUIRED_FLAGS)
-  unset(CMAKE_REQUIRED_LINK_OPTIONS)
-  if(JBS_MERGER_HAVE_ASAN_UBSAN)
-    target_compile_options(jbs_reducer_protocol_fuzz PRIVATE -fsanitize=address,undefined
-                           -fno-sanitize-recover=all -fno-omit-frame-pointer)
-    target_link_options(jbs_reducer_protocol_fuzz PRIVATE -fsanitize=address,undefined)
-  endif()
-endif()
-add_test(NAME reducer_protocol_fuzz_smoke COMMAND jbs_reducer_protocol_fuzz 2 1)
-set_tests_properties(reducer_protocol_fuzz_smoke PROPERTIES TIMEOUT 60)
+# The reducer-protocol decoders under the standalone mutation driver, briefly, in ctest.
+jbs_add_fuzz_smoke(reducer_protocol_fuzz_smoke jbs_reducer_protocol_fuzz
+  fuzz/reducer_protocol_fuzz.cc fuzz/reducer_protocol_seeds.cc src/reducer_protocol.cc
+  ${JBS_WIRE_SOURCES} ${ACCEL_COMMON_NATIVE_DIR}/src/crc32.cc)
 
 # Both daemons as processes together (only when the supplier's target is part of the build).
 if(TARGET jbs_mof_supplier)

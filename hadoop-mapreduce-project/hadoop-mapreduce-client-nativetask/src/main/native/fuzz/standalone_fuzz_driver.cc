@@ -1,7 +1,8 @@
-// Runs LLVMFuzzerTestOneInput without libFuzzer (gcc has none): valid frames as seeds, then
-// random mutations of them (bit flips, byte overwrites, truncation, insertion, length-field
-// edits, splices) for a fixed time. Deterministic per seed, so a failure can be replayed:
-//   standalone_fuzz_driver [seconds=2] [seed=1]
+// Runs a fuzz target's LLVMFuzzerTestOneInput without libFuzzer (gcc has none): the target's
+// seeds (fuzz_seeds.h), then random mutations of the corpus (bit flips, byte overwrites,
+// truncation, insertion, length-field edits, splices) for a fixed time. Deterministic per
+// seed, so a failure can be replayed:
+//   <driver> [seconds=2] [seed=1]
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -9,43 +10,12 @@
 #include <random>
 #include <vector>
 
-#include "wire_format.h"
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+#include "fuzz_seeds.h"
 
 using namespace hadoop_accel::jbs;
 using Bytes = std::vector<uint8_t>;
 
 namespace {
-
-std::vector<Bytes> Seeds() {
-  std::vector<Bytes> seeds;
-  FetchRequest r;
-  r.request_id = 42;
-  r.partition = 3;
-  r.offset = 131072;
-  r.max_length = 131072;
-  r.job_id = "job_1700000000000_0001";
-  r.map_attempt_id = "attempt_1700000000000_0001_m_000007_0";
-  Bytes b;
-  EncodeRequest(r, &b);
-  seeds.push_back(b);
-  r.auth = std::string(28, 'A');
-  b.clear();
-  EncodeRequest(r, &b);
-  seeds.push_back(b);
-  FetchResponseHeader h;
-  h.request_id = 42;
-  h.raw_length = 1000;
-  h.part_length = 600;
-  h.chunk_offset = 100;
-  h.chunk_length = 500;
-  Bytes p(kResponsePrefixSize);
-  EncodeResponsePrefix(h, p.data(), p.size());
-  seeds.push_back(p);
-  seeds.push_back(Bytes{});
-  return seeds;
-}
 
 Bytes Mutate(const Bytes& in, std::mt19937_64& rng, const std::vector<Bytes>& seeds) {
   Bytes b = in;
@@ -57,8 +27,9 @@ Bytes Mutate(const Bytes& in, std::mt19937_64& rng, const std::vector<Bytes>& se
       case 1: if (!b.empty()) b[pos] = static_cast<uint8_t>(rng()); break;
       case 2: b.resize(b.empty() ? 0 : rng() % b.size()); break;
       case 3: b.insert(b.begin() + static_cast<long>(pos), static_cast<uint8_t>(rng())); break;
-      case 4: {  // interesting values into what may be a length field
-        static const uint8_t kVals[] = {0x00, 0x01, 0x7F, 0x80, 0xFF, '/', '.', '_', 'm'};
+      case 4: {  // interesting values into what may be a length, type or id byte
+        static const uint8_t kVals[] = {0x00, 0x01, 0x10, 0x19, 0x7F, 0x80, 0xFF,
+                                        '/',  '.',  '_',  'm'};
         if (!b.empty()) b[pos] = kVals[rng() % sizeof(kVals)];
         break;
       }
@@ -82,8 +53,8 @@ int main(int argc, char** argv) {
   double seconds = argc > 1 ? std::atof(argv[1]) : 2.0;
   uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
   std::mt19937_64 rng(seed);
-  std::vector<Bytes> corpus = Seeds();
-  const std::vector<Bytes> seeds = corpus;
+  const std::vector<Bytes> seeds = FuzzSeeds();
+  std::vector<Bytes> corpus = seeds;
   for (const Bytes& s : corpus) LLVMFuzzerTestOneInput(s.data(), s.size());
 
   auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
@@ -92,14 +63,10 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 1000; ++i, ++runs) {
       Bytes m = Mutate(corpus[rng() % corpus.size()], rng, seeds);
       LLVMFuzzerTestOneInput(m.data(), m.size());
-      // Keep a few mutants that still decode, so later mutations go deeper than the seeds.
-      FetchRequest r;
-      size_t used;
-      if (corpus.size() < 256 && DecodeRequest(m.data(), m.size(), &r, &used) == WireStatus::kOk)
-        corpus.push_back(m);
+      if (corpus.size() < 256 && FuzzKeepsMutant(m.data(), m.size())) corpus.push_back(m);
     }
   }
-  std::printf("standalone fuzz: %llu inputs, corpus %zu, seed %llu\n",
+  std::printf("%s: %llu inputs, corpus %zu, seed %llu\n", argv[0],
               static_cast<unsigned long long>(runs), corpus.size(),
               static_cast<unsigned long long>(seed));
   return 0;

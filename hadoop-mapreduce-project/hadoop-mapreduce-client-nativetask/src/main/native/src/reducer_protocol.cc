@@ -2,46 +2,13 @@
 
 #include <hadoop_accel/accel.h>
 
+#include "body_reader.h"
 #include "byte_order.h"
 #include "ids.h"
 
 namespace hadoop_accel::jbs {
 namespace {
 
-// Reads fields from a body, refusing to step past its end.
-class Reader {
- public:
-  Reader(const uint8_t* p, size_t n) : p_(p), left_(n) {}
-  bool U8(uint8_t* v) { return Take(1) && (*v = *last_, true); }
-  bool U16(uint16_t* v) { return Take(2) && (*v = LoadBe16(last_), true); }
-  bool U32(uint32_t* v) { return Take(4) && (*v = LoadBe32(last_), true); }
-  bool U64(uint64_t* v) { return Take(8) && (*v = LoadBe64(last_), true); }
-  bool Bytes(uint8_t* dst, size_t n) {
-    if (!Take(n)) return false;
-    std::copy(last_, last_ + n, dst);
-    return true;
-  }
-  // A u16-length-prefixed string; a length above max fails before any copy.
-  bool String(std::string* s, size_t max) {
-    uint16_t n;
-    if (!U16(&n) || n > max || !Take(n)) return false;
-    s->assign(reinterpret_cast<const char*>(last_), n);
-    return true;
-  }
-  bool AtEnd() const { return left_ == 0; }
-
- private:
-  bool Take(size_t n) {
-    if (n > left_) return false;
-    last_ = p_;
-    p_ += n;
-    left_ -= n;
-    return true;
-  }
-  const uint8_t* p_;
-  const uint8_t* last_ = nullptr;
-  size_t left_;
-};
 
 // Builds one frame: fields appended to a body, the header patched in at Finish.
 class Writer {
@@ -77,7 +44,9 @@ class Writer {
 
 bool IsKnownType(uint16_t t) { return t >= 16 && t <= 25; }
 
-WireStatus Done(const Reader& r) { return r.AtEnd() ? WireStatus::kOk : WireStatus::kMalformed; }
+WireStatus Done(const BodyReader& r) {
+  return r.AtEnd() ? WireStatus::kOk : WireStatus::kMalformed;
+}
 
 }  // namespace
 
@@ -217,13 +186,13 @@ WireStatus EncodeDataPrefix(const uint8_t* payload, size_t len, uint8_t out[kDat
 }
 
 WireStatus DecodeHello(const uint8_t* body, size_t len, Hello* out) {
-  Reader r(body, len);
+  BodyReader r(body, len);
   if (!r.Bytes(out->nonce, kNonceLength)) return WireStatus::kMalformed;
   return Done(r);
 }
 
 WireStatus DecodeRegister(const uint8_t* body, size_t len, Register* out) {
-  Reader r(body, len);
+  BodyReader r(body, len);
   Register m;
   uint16_t reserved;
   if (!r.U32(&m.partition) || !r.U32(&m.num_maps) || !r.U8(&m.key_type) || !r.U8(&m.codec) ||
@@ -237,7 +206,7 @@ WireStatus DecodeRegister(const uint8_t* body, size_t len, Register* out) {
 }
 
 WireStatus DecodeRegistered(const uint8_t* body, size_t len, Registered* out) {
-  Reader r(body, len);
+  BodyReader r(body, len);
   uint16_t status;
   Registered m;
   if (!r.U16(&status) || !r.String(&m.message, kMaxMessageLength)) return WireStatus::kMalformed;
@@ -249,7 +218,7 @@ WireStatus DecodeRegistered(const uint8_t* body, size_t len, Registered* out) {
 }
 
 WireStatus DecodeMapOutput(const uint8_t* body, size_t len, MapOutput* out) {
-  Reader r(body, len);
+  BodyReader r(body, len);
   MapOutput m;
   if (!r.U32(&m.map_index) || !r.U16(&m.port) || !r.String(&m.attempt, kMaxAttemptIdLength) ||
       !r.String(&m.host, kMaxHostLength) || !r.AtEnd())
@@ -261,7 +230,7 @@ WireStatus DecodeMapOutput(const uint8_t* body, size_t len, MapOutput* out) {
 }
 
 WireStatus DecodeMapFetched(const uint8_t* body, size_t len, MapFetched* out) {
-  Reader r(body, len);
+  BodyReader r(body, len);
   MapFetched m;
   if (!r.U32(&m.map_index) || !r.U64(&m.part_length) ||
       !r.String(&m.attempt, kMaxAttemptIdLength) || !r.AtEnd())
@@ -272,7 +241,7 @@ WireStatus DecodeMapFetched(const uint8_t* body, size_t len, MapFetched* out) {
 }
 
 WireStatus DecodeFetchFailed(const uint8_t* body, size_t len, FetchFailed* out) {
-  Reader r(body, len);
+  BodyReader r(body, len);
   FetchFailed m;
   uint8_t flag;
   if (!r.U32(&m.map_index) || !r.U8(&flag) || flag > 1 ||
@@ -299,7 +268,7 @@ WireStatus DecodeData(const uint8_t* body, size_t len, const uint8_t** payload, 
 }
 
 WireStatus DecodeEnd(const uint8_t* body, size_t len, EndStats* out) {
-  Reader r(body, len);
+  BodyReader r(body, len);
   EndStats m;
   if (!r.U64(&m.records) || !r.U64(&m.stream_bytes) || !r.U64(&m.fetched_bytes) ||
       !r.U32(&m.merge_passes) || !r.U64(&m.spilled_bytes))
@@ -310,7 +279,7 @@ WireStatus DecodeEnd(const uint8_t* body, size_t len, EndStats* out) {
 }
 
 WireStatus DecodeError(const uint8_t* body, size_t len, ErrorFrame* out) {
-  Reader r(body, len);
+  BodyReader r(body, len);
   uint16_t code;
   ErrorFrame m;
   if (!r.U16(&code) || !r.String(&m.message, kMaxMessageLength) || !r.AtEnd())

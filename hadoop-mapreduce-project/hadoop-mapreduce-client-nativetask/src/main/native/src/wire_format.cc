@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "body_reader.h"
 #include "byte_order.h"
 #include "ids.h"
 
@@ -12,35 +13,6 @@ constexpr size_t kRequestFixedSize = 8 + 4 + 8 + 4;
 constexpr uint64_t kMaxSignedLong = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
 constexpr uint32_t kMaxSignedInt = static_cast<uint32_t>(std::numeric_limits<int32_t>::max());
 
-// Reads fields from a body, refusing to step past its end.
-class Reader {
- public:
-  Reader(const uint8_t* p, size_t n) : p_(p), left_(n) {}
-  bool U32(uint32_t* v) { return Take(4) && (*v = LoadBe32(last_), true); }
-  bool U64(uint64_t* v) { return Take(8) && (*v = LoadBe64(last_), true); }
-  // A u16-length-prefixed string; lengths above `max` fail before any copy.
-  bool String(std::string* s, size_t max, bool* too_long) {
-    if (!Take(2)) return false;
-    size_t n = LoadBe16(last_);
-    if (n > max) { *too_long = true; return false; }
-    if (!Take(n)) return false;
-    s->assign(reinterpret_cast<const char*>(last_), n);
-    return true;
-  }
-  bool AtEnd() const { return left_ == 0; }
-
- private:
-  bool Take(size_t n) {
-    if (n > left_) return false;
-    last_ = p_;
-    p_ += n;
-    left_ -= n;
-    return true;
-  }
-  const uint8_t* p_;
-  const uint8_t* last_ = nullptr;
-  size_t left_;
-};
 
 void PutFrameHeader(uint8_t* p, FrameType type, uint32_t body_length) {
   StoreBe32(p, kFrameMagic);
@@ -142,7 +114,7 @@ WireStatus DecodeRequest(const uint8_t* data, size_t len, FetchRequest* out, siz
   if (fh.type != FrameType::kFetchRequest) return WireStatus::kBadType;
   if (len - kFrameHeaderSize < fh.body_length) return WireStatus::kNeedMore;
 
-  Reader r(data + kFrameHeaderSize, fh.body_length);
+  BodyReader r(data + kFrameHeaderSize, fh.body_length);
   FetchRequest req;
   bool too_long = false;
   if (!r.U64(&req.request_id) || !r.U32(&req.partition) || !r.U64(&req.offset) ||
