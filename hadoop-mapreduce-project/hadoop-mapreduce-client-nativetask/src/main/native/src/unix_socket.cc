@@ -9,66 +9,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <mutex>
+
+#include "stream_connection.h"
 
 namespace hadoop_accel::jbs {
 namespace {
-
-class StreamConnection : public Connection {
- public:
-  explicit StreamConnection(int fd) : fd_(fd) {}
-  ~StreamConnection() override {
-    Close();
-    ::close(fd_);
-  }
-  int SendFrame(const uint8_t* prefix, size_t prefix_len, const uint8_t* payload,
-                size_t payload_len) override {
-    iovec iov[2] = {{const_cast<uint8_t*>(prefix), prefix_len},
-                    {const_cast<uint8_t*>(payload), payload_len}};
-    int n = payload_len > 0 ? 2 : 1;
-    iovec* v = iov;
-    while (n > 0) {
-      msghdr msg{};
-      msg.msg_iov = v;
-      msg.msg_iovlen = static_cast<size_t>(n);
-      ssize_t w = ::sendmsg(fd_, &msg, MSG_NOSIGNAL);
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0) return errno;
-      size_t done = static_cast<size_t>(w);
-      while (n > 0 && done >= v->iov_len) {
-        done -= v->iov_len;
-        ++v;
-        --n;
-      }
-      if (n > 0) {
-        v->iov_base = static_cast<uint8_t*>(v->iov_base) + done;
-        v->iov_len -= done;
-      }
-    }
-    return 0;
-  }
-  int RecvExact(uint8_t* buf, size_t n) override {
-    size_t got = 0;
-    while (got < n) {
-      ssize_t r = ::recv(fd_, buf + got, n - got, 0);
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) return errno;
-      if (r == 0) return ECONNRESET;
-      got += static_cast<size_t>(r);
-    }
-    return 0;
-  }
-  void Close() override {
-    std::lock_guard<std::mutex> g(mu_);
-    if (!shut_) ::shutdown(fd_, SHUT_RDWR);
-    shut_ = true;
-  }
-
- private:
-  const int fd_;
-  std::mutex mu_;
-  bool shut_ = false;
-};
 
 bool FillAddress(const std::string& path, sockaddr_un* addr) {
   if (path.empty() || path.size() >= sizeof(addr->sun_path)) return false;
