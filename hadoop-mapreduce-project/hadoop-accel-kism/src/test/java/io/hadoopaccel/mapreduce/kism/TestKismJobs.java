@@ -1,11 +1,11 @@
 package io.hadoopaccel.mapreduce.kism;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static io.hadoopaccel.minicluster.PairedJobs.runTool;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hadoopaccel.minicluster.MiniHadoopClusterExtension;
+import io.hadoopaccel.minicluster.PairedJobs;
 import io.hadoopaccel.workloads.gen.GenAdjacency;
 import io.hadoopaccel.workloads.gen.ZipfText;
 import io.hadoopaccel.workloads.jobs.AdjacencyList;
@@ -22,27 +22,18 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.examples.terasort.TeraGen;
 import org.apache.hadoop.examples.terasort.TeraSort;
 import org.apache.hadoop.examples.terasort.TeraValidate;
-import org.apache.hadoop.fs.FSDataInputStream;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.io.IOUtils;
 import org.apache.hadoop.io.LongWritable;
 import org.apache.hadoop.io.RawComparator;
 import org.apache.hadoop.io.Text;
@@ -50,24 +41,18 @@ import org.apache.hadoop.io.WritableComparator;
 import org.apache.hadoop.io.WritableUtils;
 import org.apache.hadoop.io.compress.BZip2Codec;
 import org.apache.hadoop.io.compress.DefaultCodec;
-import org.apache.hadoop.mapreduce.Cluster;
 import org.apache.hadoop.mapreduce.Counters;
 import org.apache.hadoop.mapreduce.Job;
-import org.apache.hadoop.mapreduce.JobID;
-import org.apache.hadoop.mapreduce.JobStatus;
 import org.apache.hadoop.mapreduce.MRConfig;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.Mapper;
 import org.apache.hadoop.mapreduce.Partitioner;
 import org.apache.hadoop.mapreduce.Reducer;
 import org.apache.hadoop.mapreduce.TaskCounter;
-import org.apache.hadoop.mapreduce.TypeConverter;
 import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
 import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
 import org.apache.hadoop.mapreduce.task.reduce.Shuffle;
 import org.apache.hadoop.util.Tool;
-import org.apache.hadoop.util.ToolRunner;
-import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -325,138 +310,17 @@ class TestKismJobs {
         "KISM local bytes read vs written");
   }
 
-  /**
-   * The part files of both directories have the same names and the same bytes; returns the
-   * total size.
-   */
-  private static long assertSameOutput(Path expectedDir, Path actualDir) throws IOException {
-    FileSystem fs = CLUSTER.getFileSystem();
-    List<Path> expected = partFiles(fs, expectedDir);
-    List<Path> actual = partFiles(fs, actualDir);
-    assertFalse(expected.isEmpty(), "no part files in " + expectedDir);
-    assertEquals(names(expected), names(actual), "part files");
-    long total = 0;
-    for (int i = 0; i < expected.size(); i++) {
-      byte[] e = readFully(fs, expected.get(i));
-      byte[] a = readFully(fs, actual.get(i));
-      assertArrayEquals(e, a, actual.get(i) + " differs from " + expected.get(i));
-      total += e.length;
-    }
-    assertTrue(total > 0, "empty output in " + expectedDir);
-    return total;
-  }
-
-  private static List<Path> partFiles(FileSystem fs, Path dir) throws IOException {
-    List<Path> parts = new ArrayList<>();
-    for (FileStatus st : fs.listStatus(dir, p -> p.getName().startsWith("part-"))) {
-      parts.add(st.getPath());
-    }
-    Collections.sort(parts);
-    return parts;
-  }
-
-  private static List<String> names(List<Path> paths) {
-    return paths.stream().map(Path::getName).collect(Collectors.toList());
-  }
-
-  private static byte[] readFully(FileSystem fs, Path p) throws IOException {
-    long len = fs.getFileStatus(p).getLen();
-    assertTrue(len < Integer.MAX_VALUE);
-    byte[] b = new byte[(int) len];
-    try (FSDataInputStream in = fs.open(p)) {
-      IOUtils.readFully(in, b, 0, b.length);
-    }
-    return b;
-  }
-
   // ---------------------------------------------------------------------------------------
   // Running jobs
 
-  /** YARN application tag of a run, to tell the two jobs of a pair apart afterwards. */
-  private static String runTag(Merge m) {
-    return "kism-test-run-" + m.name().toLowerCase();
-  }
-
-  /**
-   * Runs a Tool that submits exactly one job (TeraGen, TeraValidate) and returns that job's
-   * counters, found as the one job the cluster did not know before.
-   */
-  private static Counters runTool(Configuration conf, Tool tool, String... args)
-      throws Exception {
-    Cluster cluster = new Cluster(conf);
-    try {
-      Set<JobID> before = jobIds(cluster);
-      assertEquals(0, ToolRunner.run(conf, tool, args),
-          () -> tool.getClass().getSimpleName() + " " + Arrays.toString(args) + " failed");
-      Set<JobID> fresh = jobIds(cluster);
-      fresh.removeAll(before);
-      assertEquals(1, fresh.size(), () -> "expected one new job, found " + fresh);
-      Job job = cluster.getJob(fresh.iterator().next());
-      assertTrue(job.isSuccessful(), () -> job.getJobID() + " did not succeed");
-      return job.getCounters();
-    } finally {
-      cluster.close();
-    }
-  }
-
-  /**
-   * Runs a one-job Tool twice at the same time, with stock shuffle and with KISM (their AM and
-   * task start-up latencies overlap; the data is small), and returns
-   * each run's job counters. The jobs are found as the two the cluster did not know before and
-   * told apart by their YARN application tags ({@code mapreduce.job.tags}).
-   */
   private static Map<Merge, Counters> runBoth(Function<Merge, Configuration> confOf,
       Supplier<Tool> tool, Function<Merge, String[]> argsOf) throws Exception {
-    Configuration clientConf = CLUSTER.getConfiguration();
-    Cluster cluster = new Cluster(clientConf);
-    ExecutorService pool = Executors.newFixedThreadPool(Merge.values().length);
-    try {
-      Set<JobID> before = jobIds(cluster);
-      Map<Merge, Future<Integer>> exits = new EnumMap<>(Merge.class);
-      for (Merge m : Merge.values()) {
-        Configuration conf = confOf.apply(m);
-        conf.set(MRJobConfig.JOB_TAGS, runTag(m));
-        String[] args = argsOf.apply(m);
-        exits.put(m, pool.submit(() -> ToolRunner.run(conf, tool.get(), args)));
-      }
-      for (Merge m : Merge.values()) {
-        assertEquals(0, exits.get(m).get(), m + " run failed");
-      }
-      Set<JobID> fresh = jobIds(cluster);
-      fresh.removeAll(before);
-      assertEquals(2, fresh.size(), () -> "expected two new jobs, found " + fresh);
-      return countersByRun(clientConf, cluster, fresh);
-    } finally {
-      pool.shutdownNow();
-      cluster.close();
-    }
+    return PairedJobs.runAtOnce(CLUSTER.getConfiguration(), Merge.class, "kism", confOf, tool,
+        argsOf);
   }
 
-  private static Map<Merge, Counters> countersByRun(Configuration conf, Cluster cluster,
-      Set<JobID> ids) throws Exception {
-    Map<Merge, Counters> counters = new EnumMap<>(Merge.class);
-    try (YarnClient yarn = YarnClient.createYarnClient()) {
-      yarn.init(conf);
-      yarn.start();
-      for (JobID id : ids) {
-        Set<String> tags = yarn.getApplicationReport(TypeConverter.toYarn(id).getAppId())
-            .getApplicationTags();
-        Merge run = Arrays.stream(Merge.values()).filter(m -> tags.contains(runTag(m)))
-            .findFirst().orElseThrow(() -> new AssertionError(id + " has tags " + tags));
-        Job job = cluster.getJob(id);
-        assertTrue(job.isSuccessful(), () -> id + " did not succeed");
-        assertTrue(counters.put(run, job.getCounters()) == null, () -> "two jobs of " + run);
-      }
-    }
-    return counters;
-  }
-
-  private static Set<JobID> jobIds(Cluster cluster) throws IOException, InterruptedException {
-    Set<JobID> ids = new HashSet<>();
-    for (JobStatus s : cluster.getAllJobStatuses()) {
-      ids.add(s.getJobID());
-    }
-    return ids;
+  private static long assertSameOutput(Path expectedDir, Path actualDir) throws IOException {
+    return PairedJobs.assertSameOutput(CLUSTER.getFileSystem(), expectedDir, actualDir);
   }
 
   // ---------------------------------------------------------------------------------------

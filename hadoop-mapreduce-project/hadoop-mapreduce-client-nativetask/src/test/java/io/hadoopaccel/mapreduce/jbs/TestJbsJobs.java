@@ -1,12 +1,12 @@
 package io.hadoopaccel.mapreduce.jbs;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static io.hadoopaccel.minicluster.PairedJobs.runTool;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.hadoopaccel.minicluster.MiniHadoopClusterExtension;
+import io.hadoopaccel.minicluster.PairedJobs;
 import io.hadoopaccel.workloads.gen.ZipfText;
 import io.hadoopaccel.workloads.jobs.WordCount;
 import io.hadoopaccel.workloads.util.ByteBuf;
@@ -17,44 +17,26 @@ import java.io.OutputStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collections;
 import java.util.EnumMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.examples.terasort.TeraGen;
 import org.apache.hadoop.examples.terasort.TeraSort;
 import org.apache.hadoop.examples.terasort.TeraValidate;
-import org.apache.hadoop.fs.FSDataInputStream;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.io.IOUtils;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.io.compress.DefaultCodec;
-import org.apache.hadoop.mapreduce.Cluster;
 import org.apache.hadoop.mapreduce.Counters;
-import org.apache.hadoop.mapreduce.Job;
-import org.apache.hadoop.mapreduce.JobID;
-import org.apache.hadoop.mapreduce.JobStatus;
 import org.apache.hadoop.mapreduce.MRConfig;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.TaskCounter;
-import org.apache.hadoop.mapreduce.TypeConverter;
 import org.apache.hadoop.mapreduce.task.reduce.JbsShuffle;
 import org.apache.hadoop.mapreduce.task.reduce.Shuffle;
 import org.apache.hadoop.util.Tool;
-import org.apache.hadoop.util.ToolRunner;
-import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -312,118 +294,17 @@ class TestJbsJobs {
     }
   }
 
-  private static long assertSameOutput(Path expectedDir, Path actualDir) throws IOException {
-    FileSystem fs = CLUSTER.getFileSystem();
-    List<Path> expected = partFiles(fs, expectedDir);
-    List<Path> actual = partFiles(fs, actualDir);
-    assertFalse(expected.isEmpty(), "no part files in " + expectedDir);
-    assertEquals(names(expected), names(actual), "part files");
-    long total = 0;
-    for (int i = 0; i < expected.size(); i++) {
-      byte[] e = readFully(fs, expected.get(i));
-      assertArrayEquals(e, readFully(fs, actual.get(i)), actual.get(i) + " differs");
-      total += e.length;
-    }
-    assertTrue(total > 0, "empty output in " + expectedDir);
-    return total;
-  }
-
-  private static List<Path> partFiles(FileSystem fs, Path dir) throws IOException {
-    List<Path> parts = new ArrayList<>();
-    for (FileStatus st : fs.listStatus(dir, p -> p.getName().startsWith("part-"))) {
-      parts.add(st.getPath());
-    }
-    Collections.sort(parts);
-    return parts;
-  }
-
-  private static List<String> names(List<Path> paths) {
-    List<String> n = new ArrayList<>();
-    for (Path p : paths) {
-      n.add(p.getName());
-    }
-    return n;
-  }
-
-  private static byte[] readFully(FileSystem fs, Path p) throws IOException {
-    byte[] b = new byte[(int) fs.getFileStatus(p).getLen()];
-    try (FSDataInputStream in = fs.open(p)) {
-      IOUtils.readFully(in, b, 0, b.length);
-    }
-    return b;
-  }
-
   // ---------------------------------------------------------------------------------------
   // Running jobs (the two runs of a pair run at once, told apart by YARN application tags)
 
-  private static String runTag(Run r) {
-    return "jbs-test-run-" + r.name().toLowerCase();
-  }
-
-  private static Counters runTool(Configuration conf, Tool tool, String... args)
-      throws Exception {
-    Cluster cluster = new Cluster(conf);
-    try {
-      Set<JobID> before = jobIds(cluster);
-      assertEquals(0, ToolRunner.run(conf, tool, args), () -> Arrays.toString(args));
-      Set<JobID> fresh = jobIds(cluster);
-      fresh.removeAll(before);
-      assertEquals(1, fresh.size(), () -> "expected one new job, found " + fresh);
-      Job job = cluster.getJob(fresh.iterator().next());
-      assertTrue(job.isSuccessful());
-      return job.getCounters();
-    } finally {
-      cluster.close();
-    }
-  }
-
   private static Map<Run, Counters> runBoth(Function<Run, Configuration> confOf,
       Supplier<Tool> tool, Function<Run, String[]> argsOf) throws Exception {
-    Configuration clientConf = CLUSTER.getConfiguration();
-    ExecutorService pool = Executors.newFixedThreadPool(2);
-    Cluster cluster = new Cluster(clientConf);
-    try {
-      Set<JobID> before = jobIds(cluster);
-      Map<Run, Future<Integer>> exits = new EnumMap<>(Run.class);
-      for (Run r : Run.values()) {
-        Configuration conf = confOf.apply(r);
-        conf.set(MRJobConfig.JOB_TAGS, runTag(r));
-        String[] args = argsOf.apply(r);
-        exits.put(r, pool.submit(() -> ToolRunner.run(conf, tool.get(), args)));
-      }
-      for (Run r : Run.values()) {
-        assertEquals(0, exits.get(r).get(), r + " run failed");
-      }
-      Set<JobID> fresh = jobIds(cluster);
-      fresh.removeAll(before);
-      assertEquals(2, fresh.size(), () -> "expected two new jobs, found " + fresh);
-      Map<Run, Counters> counters = new EnumMap<>(Run.class);
-      try (YarnClient yarn = YarnClient.createYarnClient()) {
-        yarn.init(clientConf);
-        yarn.start();
-        for (JobID id : fresh) {
-          Set<String> tags = yarn.getApplicationReport(TypeConverter.toYarn(id).getAppId())
-              .getApplicationTags();
-          Run run = Arrays.stream(Run.values()).filter(r -> tags.contains(runTag(r)))
-              .findFirst().orElseThrow(() -> new AssertionError(id + " has tags " + tags));
-          Job job = cluster.getJob(id);
-          assertTrue(job.isSuccessful(), () -> id + " did not succeed");
-          counters.put(run, job.getCounters());
-        }
-      }
-      return counters;
-    } finally {
-      pool.shutdownNow();
-      cluster.close();
-    }
+    return PairedJobs.runAtOnce(CLUSTER.getConfiguration(), Run.class, "jbs", confOf, tool,
+        argsOf);
   }
 
-  private static Set<JobID> jobIds(Cluster cluster) throws IOException, InterruptedException {
-    Set<JobID> ids = new HashSet<>();
-    for (JobStatus s : cluster.getAllJobStatuses()) {
-      ids.add(s.getJobID());
-    }
-    return ids;
+  private static long assertSameOutput(Path expectedDir, Path actualDir) throws IOException {
+    return PairedJobs.assertSameOutput(CLUSTER.getFileSystem(), expectedDir, actualDir);
   }
 
   private static void writeZipfText(Path dir, int[] sizes, long seed) throws IOException {
