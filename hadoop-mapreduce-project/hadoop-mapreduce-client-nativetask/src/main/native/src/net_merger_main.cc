@@ -3,7 +3,8 @@
 //
 //   jbs_net_merger --socket PATH [--buffer-bytes 131072] [--memory-bytes 268435456]
 //                  [--max-connections 512] [--spill-dirs D1,D2,...]
-//                  [--connect-timeout-ms 5000] [--fetch-retries 5] [--retry-backoff-ms 500]
+//                  [--connect-timeout-ms 5000] [--read-timeout-ms 180000]
+//                  [--fetch-retries 5] [--retry-backoff-ms 500]
 //
 // Prints "READY <socket path>" once listening, then serves the control channel on
 // stdin/stdout until stdin closes, and exits (sessions ended, socket and spill runs removed).
@@ -29,7 +30,8 @@ namespace {
   std::fprintf(stderr,
                "jbs_net_merger: %s\nusage: jbs_net_merger --socket PATH [--buffer-bytes N] "
                "[--memory-bytes N] [--max-connections N] [--spill-dirs D1,D2,...] "
-               "[--connect-timeout-ms N] [--fetch-retries N] [--retry-backoff-ms N]\n",
+               "[--connect-timeout-ms N] [--read-timeout-ms N] [--fetch-retries N] "
+               "[--retry-backoff-ms N]\n",
                why.c_str());
   std::exit(2);
 }
@@ -80,6 +82,8 @@ NetMergerConfig Parse(int argc, char** argv) {
       c.spill_dirs = Dirs(val);
     } else if (opt == "--connect-timeout-ms") {
       c.connect_timeout_ms = static_cast<int>(Number(opt, val, 1, 600000));
+    } else if (opt == "--read-timeout-ms") {
+      c.read_timeout_ms = static_cast<int>(Number(opt, val, 1, 86400000));
     } else if (opt == "--fetch-retries") {
       c.fetch_retries = static_cast<int>(Number(opt, val, 0, 1000));
     } else if (opt == "--retry-backoff-ms") {
@@ -103,7 +107,7 @@ int main(int argc, char** argv) {
   NetMergerConfig config = Parse(argc, argv);
   ::signal(SIGPIPE, SIG_IGN);  // a vanished peer is an EPIPE result, never a crash
   JobRegistry jobs;
-  std::unique_ptr<Transport> tcp = MakeTcpTransport();
+  std::unique_ptr<Transport> tcp = MakeTcpTransport(config.read_timeout_ms);
   NetMergerServer server(config, &jobs, tcp.get());
   if (int e = server.Start()) {
     std::fprintf(stderr, "jbs_net_merger: cannot listen on %s: %s\n", config.socket_path.c_str(),

@@ -26,6 +26,7 @@ struct NetMergerConfig {
   size_t max_connections = 512;
   std::vector<std::string> spill_dirs;
   int connect_timeout_ms = 5000;
+  int read_timeout_ms = 180000;  // for the transport the caller makes (MakeTcpTransport)
   int fetch_retries = 5;
   int retry_backoff_ms = 500;
   size_t max_sessions = 1024;  // registered reducers at once (not a command-line option)

@@ -7,6 +7,12 @@
 #include <cerrno>
 
 namespace hadoop_accel::jbs {
+namespace {
+
+// SO_RCVTIMEO/SO_SNDTIMEO expiring on a blocking socket shows as EAGAIN; say what it means.
+int TimeoutAsEtimedout(int e) { return e == EAGAIN || e == EWOULDBLOCK ? ETIMEDOUT : e; }
+
+}  // namespace
 
 StreamConnection::~StreamConnection() {
   Close();
@@ -26,7 +32,7 @@ int StreamConnection::SendFrame(const uint8_t* prefix, size_t prefix_len,
     // MSG_NOSIGNAL: a vanished peer is an EPIPE result, not a process-killing SIGPIPE.
     ssize_t w = ::sendmsg(fd_, &msg, MSG_NOSIGNAL);
     if (w < 0 && errno == EINTR) continue;
-    if (w < 0) return errno;
+    if (w < 0) return TimeoutAsEtimedout(errno);
     size_t done = static_cast<size_t>(w);
     while (n > 0 && done >= v->iov_len) {
       done -= v->iov_len;
@@ -46,7 +52,7 @@ int StreamConnection::RecvExact(uint8_t* buf, size_t n) {
   while (got < n) {
     ssize_t r = ::recv(fd_, buf + got, n - got, 0);
     if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return errno;
+    if (r < 0) return TimeoutAsEtimedout(errno);
     if (r == 0) return ECONNRESET;
     got += static_cast<size_t>(r);
   }

@@ -71,6 +71,7 @@ int Resolve(const Endpoint& e, bool passive, sockaddr_storage* addr, socklen_t* 
 
 class TcpTransport : public Transport {
  public:
+  explicit TcpTransport(int io_timeout_ms) : io_timeout_ms_(io_timeout_ms) {}
   const char* name() const override { return "tcp"; }
   int RegisterMemory(void*, size_t) override { return 0; }
 
@@ -102,6 +103,12 @@ class TcpTransport : public Transport {
       }
     }
     if (e == 0 && ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) e = errno;
+    if (e == 0 && io_timeout_ms_ > 0) {
+      timeval tv{io_timeout_ms_ / 1000, (io_timeout_ms_ % 1000) * 1000};
+      if (::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0 ||
+          ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0)
+        e = errno;
+    }
     if (e != 0) {
       ::close(fd);
       return e;
@@ -109,6 +116,9 @@ class TcpTransport : public Transport {
     *out = std::make_unique<TcpConnection>(fd);
     return 0;
   }
+
+ private:
+  const int io_timeout_ms_;
 };
 
 }  // namespace
@@ -156,6 +166,8 @@ std::string TcpPeerName(int fd) {
   return std::string(host) + ":" + std::to_string(port);
 }
 
-std::unique_ptr<Transport> MakeTcpTransport() { return std::make_unique<TcpTransport>(); }
+std::unique_ptr<Transport> MakeTcpTransport(int io_timeout_ms) {
+  return std::make_unique<TcpTransport>(io_timeout_ms);
+}
 
 }  // namespace hadoop_accel::jbs

@@ -50,7 +50,9 @@ class Transport {
 };
 
 // Plain blocking TCP sockets with TCP_NODELAY (frames are already batched into buffers).
-std::unique_ptr<Transport> MakeTcpTransport();
+// io_timeout_ms > 0: on connections it makes, a send or receive that makes no progress for that
+// long fails with ETIMEDOUT (a hung peer must not block a fetch forever).
+std::unique_ptr<Transport> MakeTcpTransport(int io_timeout_ms = 0);
 
 }  // namespace hadoop_accel::jbs
 

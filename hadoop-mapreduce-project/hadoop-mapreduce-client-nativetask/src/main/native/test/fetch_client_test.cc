@@ -1,11 +1,14 @@
 // FetchClient against a scripted fake MOFSupplier: retries on BUSY and on a dropped
 // connection (with a fresh connection), immediate failure on UNAUTHORIZED, retry budget,
-// and many pipelined requests from several "sessions" to two suppliers.
+// a supplier that never answers (read timeout), and many pipelined requests from several
+// "sessions" to two suppliers.
 #include "fetch_client.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <functional>
 #include <future>
@@ -25,6 +28,7 @@ constexpr uint64_t kPart = 10000;
 class FakeSupplier {
  public:
   static constexpr int kDrop = -1;
+  static constexpr int kStall = -2;  // read the request, never answer, keep the connection
   using Script = std::function<int(int n, const FetchRequest&)>;
 
   FakeSupplier(Transport* t, Script script) : script_(std::move(script)) {
@@ -66,6 +70,12 @@ class FakeSupplier {
       if (status == kDrop) {
         c->Close();
         return;
+      }
+      if (status == kStall) {
+        uint8_t b;
+        while (c->RecvExact(&b, 1) == 0) {
+        }
+        return;  // the client gave up and closed, or the test ends
       }
       FetchResponseHeader h;
       h.request_id = req.request_id;
@@ -142,6 +152,21 @@ TEST(FetchClientTest, ADroppedConnectionIsRetriedOnANewOne) {
   EXPECT_EQ(o.header.chunk_offset, 8192u);
   EXPECT_EQ(o.chunk.size(), kPart - 8192);
   EXPECT_EQ(s.connections(), 2);
+}
+
+TEST(FetchClientTest, ASupplierThatNeverAnswersTimesOutAndTheFetchFails) {
+  auto tcp = MakeTcpTransport(/*io_timeout_ms=*/200);
+  FakeSupplier s(tcp.get(), [](int, const FetchRequest&) { return FakeSupplier::kStall; });
+  FetchClient::Config c = Fast();
+  c.retries = 1;
+  FetchClient client(tcp.get(), c);
+  auto t0 = std::chrono::steady_clock::now();
+  FetchOutcome o = FetchOne(&client, Target(s.endpoint()), 0);
+  EXPECT_FALSE(o.ok);
+  EXPECT_NE(o.error.find(std::strerror(ETIMEDOUT)), std::string::npos) << o.error;
+  EXPECT_FALSE(o.connect_failed);
+  EXPECT_EQ(s.connections(), 2);  // the retry went to a fresh connection
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
 }
 
 TEST(FetchClientTest, UnauthorizedFailsAtOnceAndRetriesRunOut) {

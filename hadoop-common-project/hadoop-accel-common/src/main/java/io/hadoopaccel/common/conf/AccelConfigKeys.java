@@ -72,6 +72,7 @@ public final class AccelConfigKeys {
 
   /** JBS: connect timeout (NetMerger to MOFSupplier, reduce to NetMerger). */
   public static final String JBS_CONNECT_TIMEOUT_MS = PREFIX + "jbs.connect.timeout.ms";
+  public static final String JBS_READ_TIMEOUT_MS = PREFIX + "jbs.read.timeout.ms";
 
   /** JBS: NetMerger fetch attempts before FETCH_FAILED. */
   public static final String JBS_FETCH_RETRIES = PREFIX + "jbs.fetch.retries";

@@ -27,6 +27,7 @@ public final class JbsConfig {
   public final long mergerMemoryBytes;
   public final int maxConnections;
   public final int connectTimeoutMs;
+  public final int readTimeoutMs;
   public final int fetchRetries;
   public final int fetchRetryBackoffMs;
   public final int restartBackoffMs;
@@ -58,6 +59,8 @@ public final class JbsConfig {
     maxConnections = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_MERGER_MAX_CONNECTIONS,
         1, 1 << 20);
     connectTimeoutMs = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_CONNECT_TIMEOUT_MS, 1,
+        Integer.MAX_VALUE);
+    readTimeoutMs = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_READ_TIMEOUT_MS, 1,
         Integer.MAX_VALUE);
     fetchRetries = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_FETCH_RETRIES, 0, 1000);
     fetchRetryBackoffMs = AccelConfiguration.getInt(conf,
@@ -125,6 +128,8 @@ public final class JbsConfig {
     }
     cmd.add("--connect-timeout-ms");
     cmd.add(Integer.toString(connectTimeoutMs));
+    cmd.add("--read-timeout-ms");
+    cmd.add(Integer.toString(readTimeoutMs));
     cmd.add("--fetch-retries");
     cmd.add(Integer.toString(fetchRetries));
     cmd.add("--retry-backoff-ms");

@@ -87,6 +87,10 @@ class TestJbsEligibility {
     port.set("hadoop.accel.jbs.supplier.port", "70000");
     e = assertThrows(IllegalArgumentException.class, () -> JbsConfig.from(port));
     assertTrue(e.getMessage().contains("hadoop.accel.jbs.supplier.port"), e.getMessage());
+    Configuration read = new Configuration(false);
+    read.set("hadoop.accel.jbs.read.timeout.ms", "0");
+    e = assertThrows(IllegalArgumentException.class, () -> JbsConfig.from(read));
+    assertTrue(e.getMessage().contains("hadoop.accel.jbs.read.timeout.ms"), e.getMessage());
     Configuration sock = new Configuration(false);
     sock.set("hadoop.accel.jbs.merger.socket", "relative.sock");
     e = assertThrows(IllegalArgumentException.class, () -> JbsConfig.from(sock));
@@ -105,7 +109,8 @@ class TestJbsEligibility {
             java.util.List.of("/a", "/b"))));
     assertEquals("/opt/jbs/jbs_net_merger --socket /tmp/m.sock --buffer-bytes 131072"
         + " --memory-bytes 268435456 --max-connections 512 --spill-dirs /a/s"
-        + " --connect-timeout-ms 5000 --fetch-retries 5 --retry-backoff-ms 500",
+        + " --connect-timeout-ms 5000 --read-timeout-ms 180000 --fetch-retries 5"
+        + " --retry-backoff-ms 500",
         String.join(" ", cfg.mergerCommand(cfg.mergerBinary(), java.util.List.of("/a/s"))));
   }
 }
