@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hacbench import cluster as clusters  # noqa: E402
-from hacbench import history, probes, report  # noqa: E402
+from hacbench import history, probes, proccpu, report  # noqa: E402
 from hacbench.workloads import WORKLOADS, expand, with_job_args  # noqa: E402
 
 REPO = clusters.REPO
@@ -99,6 +99,12 @@ def main() -> int:
     ap.add_argument("--cluster-env", help="cluster.env of a running cluster (default: start a pseudo one)")
     ap.add_argument("--work-dir", default=f"/tmp/hadoop-accel-bench-{os.getuid()}")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--cpu-of", action="append", default=[], metavar="NAME=REGEX",
+                    help="also report the CPU seconds per run of this machine's processes whose command "
+                         "line matches REGEX (e.g. helper daemons that task counters miss), as cpu_NAME_s")
+    ap.add_argument("--reduce-side", action="append", default=[], metavar="NAME",
+                    help="a --cpu-of NAME that is reduce-side work: reduce_side_cpu_s = the reduce tasks' "
+                         "CPU + these")
     ap.add_argument("--smoke", action="store_true", help="tiny stock-vs-stock run for the test suite")
     args = ap.parse_args()
     if args.smoke:
@@ -108,6 +114,10 @@ def main() -> int:
     if wl_b.generate != wl.generate or wl_b.sizes != wl.sizes:
         raise SystemExit(f"--b-workload {wl_b.name} reads other input than {wl.name}")
     size = parse_size(args.size)
+    cpu_of = dict(kv.split("=", 1) for kv in args.cpu_of)
+    unknown = set(args.reduce_side) - set(cpu_of)
+    if unknown:
+        raise SystemExit(f"--reduce-side {sorted(unknown)} not named by --cpu-of")
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out = Path(args.out or REPO / "target/bench" / f"{args.workload}-{stamp}")
     work = Path(args.work_dir)
@@ -149,7 +159,13 @@ def main() -> int:
                     c.drop_caches()
                 argv = ["hadoop", "jar"] + with_job_args(expand(WORKLOADS[cfg["workload"]].run, values | {"input": cfg["input"]}),
                                                          cfg["args"])
+                host_before = proccpu.host_busy_s()
+                procs_before = {n: proccpu.processes_cpu_s(rx) for n, rx in cpu_of.items()}
                 wall, job_ids, rc = c.run_job(argv, logs / f"{key}-{i}.log")
+                # Whole-machine busy CPU: on the emulated cluster every node shares these cores.
+                cpu = {"host_busy_cpu_s": proccpu.host_busy_s() - host_before}
+                for n, rx in cpu_of.items():
+                    cpu[f"cpu_{n}_s"] = proccpu.processes_delta_s(procs_before[n], proccpu.processes_cpu_s(rx))
                 if rc != 0 or not job_ids:
                     raise SystemExit(f"{key} run {i} failed (exit {rc}), see {logs / f'{key}-{i}.log'}")
                 run = {
@@ -159,9 +175,13 @@ def main() -> int:
                     "wall_s": wall,
                     "job_ids": job_ids,
                     "job": fetch_job(c, job_ids[-1]),
+                    "cpu": cpu,
                     "output_md5": output_digest(c, values["output"],
                                                 wl.sorted_output and wl_b.sorted_output),
                 }
+                if args.reduce_side:
+                    cpu["reduce_side_cpu_s"] = run["job"]["reduce_cpu_s"] + sum(
+                        cpu[f"cpu_{n}_s"] for n in args.reduce_side)
                 c.sh(f"hdfs dfs -rm -r -f -skipTrash {values['output']}")
                 runs.append(run)
                 print(f"{key} ({cfg['name']}) run {i}{' warm-up' if run['warmup'] else ''}: "

@@ -5,6 +5,9 @@
 # one interleaved A/B of ab.py per workload: A = stock Shuffle, B = JbsShuffle.
 #   dev-support/bench/jbs_ab.sh OUT_DIR [SIZE] [PAIRS] [BW] [WORKLOADS...]
 # Defaults: 256m, 3 pairs, 1gbit, the shuffle-heavy four and the two no-gain controls.
+# Besides the job's counters: the CPU of both daemons and of the NodeManagers (stock's
+# ShuffleHandler serves from there) per run, the whole machine's busy CPU, and reduce_side_cpu_s
+# (reduce tasks + NetMerger).
 # JOB_ARGS (environment) go to both A and B, e.g. JOB_ARGS=-Dmapreduce.job.reduces=4.
 # Needs root and a tarball built with -Pdist,native. Reports: OUT_DIR/<bw>/<workload>/report.md.
 set -euo pipefail
@@ -26,6 +29,8 @@ jbs="-Dmapreduce.job.reduce.shuffle.consumer.plugin.class=org.apache.hadoop.mapr
 for w in "${workloads[@]}"; do
   python3 "$root/dev-support/bench/ab.py" --cluster-env "$work/cluster.env" --no-probes \
     --workload "$w" --size "$size" -n "$n" --drop-caches --out "$out/$bw/$w" \
+    --cpu-of netmerger=jbs_net_merger --cpu-of mofsupplier=jbs_mof_supplier \
+    --cpu-of nodemanagers=yarn.server.nodemanager.NodeManager --reduce-side netmerger \
     --a-name stock --a-args="${JOB_ARGS:-}" --b-name jbs --b-args="${JOB_ARGS:-} $jbs" > "$out/$bw/$w.log" 2>&1 \
     || { echo "$w failed: $out/$bw/$w.log"; continue; }
   echo "$w: $out/$bw/$w/report.md"

@@ -52,6 +52,15 @@ def _avg(values: list[float]) -> Optional[float]:
     return statistics.fmean(values) if values else None
 
 
+def _task_counter(page: dict, name: str) -> float:
+    """One counter's value from a task's /counters page (0 when absent)."""
+    for group in _list((page.get("jobTaskCounters") or {}).get("taskCounterGroup")):
+        for c in _list(group.get("counter")):
+            if c["name"] == name:
+                return c["value"]
+    return 0
+
+
 def job_facts(fetch: Fetch, job_id: str) -> dict:
     """Phase times (s), counters and a task timeline for one finished job."""
     base = f"/ws/v1/history/mapreduce/jobs/{job_id}"
@@ -69,6 +78,7 @@ def job_facts(fetch: Fetch, job_id: str) -> dict:
     tasks = _list((fetch(base + "/tasks").get("tasks") or {}).get("task"))
     timeline = []
     shuffle, merge, reduce = [], [], []
+    reduce_cpu_ms = 0.0
     for t in tasks:
         timeline.append({"type": t["type"], "start": t["startTime"], "finish": t["finishTime"]})
         if t["type"] != "REDUCE" or t["state"] != "SUCCEEDED":
@@ -77,6 +87,7 @@ def job_facts(fetch: Fetch, job_id: str) -> dict:
         shuffle.append((attempt["shuffleFinishTime"] - attempt["startTime"]) / 1000)
         merge.append((attempt["mergeFinishTime"] - attempt["shuffleFinishTime"]) / 1000)
         reduce.append((attempt["finishTime"] - attempt["mergeFinishTime"]) / 1000)
+        reduce_cpu_ms += _task_counter(fetch(f"{base}/tasks/{t['id']}/counters"), "CPU_MILLISECONDS")
 
     maps = [x for x in timeline if x["type"] == "MAP"]
     map_phase = (max(m["finish"] for m in maps) - min(m["start"] for m in maps)) / 1000 if maps else None
@@ -91,6 +102,8 @@ def job_facts(fetch: Fetch, job_id: str) -> dict:
             "reduce": _avg(reduce),
         },
         "counters": {k: counters.get(k) for k in COUNTERS},
+        # The reduce side's own CPU: the job counter sums maps and reduces.
+        "reduce_cpu_s": reduce_cpu_ms / 1000,
         "feature_counters": feature,
         "timeline": sorted(timeline, key=lambda x: x["finish"]),
         "job_start": job["startTime"],

@@ -57,8 +57,12 @@ def run_metrics(run: dict) -> dict:
             m[f"{p}_s"] = v
         for c, v in job["counters"].items():
             m[c] = v
+        if "reduce_cpu_s" in job:
+            m["reduce_task_cpu_s"] = job["reduce_cpu_s"]
         for c, v in job["feature_counters"].items():
             m[c] = v
+    for k, v in (run.get("cpu") or {}).items():
+        m[k] = v
     return m
 
 

@@ -26,6 +26,9 @@ def fake_history():
         ]}},
         base + "/tasks/t_r_0/attempts/a_r_0": {"taskAttempt": {
             "startTime": 5000, "shuffleFinishTime": 9000, "mergeFinishTime": 12000, "finishTime": 20000}},
+        base + "/tasks/t_r_0/counters": {"jobTaskCounters": {"id": "t_r_0", "taskCounterGroup": [
+            {"counterGroupName": "org.apache.hadoop.mapreduce.TaskCounter", "counter": [
+                {"name": "SPILLED_RECORDS", "value": 40}, {"name": "CPU_MILLISECONDS", "value": 2500}]}]}},
     }
     return lambda path: pages[path]
 
@@ -38,4 +41,5 @@ def test_phases_counters_and_timeline():
     assert f["counters"]["DATA_LOCAL_MAPS"] == 2
     assert f["counters"]["FILE_BYTES_READ"] is None  # absent stays absent, not 0
     assert f["feature_counters"] == {"Kism.VALUE_BYTES_WRITTEN": 0}
+    assert f["reduce_cpu_s"] == 2.5  # the reduce task's counter, not the job's (maps + reduces)
     assert [t["finish"] for t in f["timeline"]] == [6000, 8000, 20000]

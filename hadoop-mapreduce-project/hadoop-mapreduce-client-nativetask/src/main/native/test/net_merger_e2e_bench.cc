@@ -1,9 +1,12 @@
 // jbs_net_merger_e2e_bench (not run by ctest): one reduce's shuffle through the NetMerger end
-// to end on this machine — map outputs on disk (page cache), an in-process MofServer (thread
-// per connection) on TCP loopback, the NetMergerServer on a Unix socket, and a minimal reducer
-// client that reports every map, sends MERGE and drains the DATA frames. Prints the time from
-// the first MAP_OUTPUT to END and the merged stream's MiB/s.
+// to end on this machine — map outputs on disk (page cache), an in-process supplier (the
+// daemon's EpollServer, or MofServer: a thread per connection) on TCP loopback, the
+// NetMergerServer on a Unix socket, and a minimal reducer client that reports every map, sends
+// MERGE and drains the DATA frames. Prints the time from the first MAP_OUTPUT to END, the merged
+// stream's MiB/s and the fetched (wire) MB/s, which dev-support/bench/jbs_link.sh compares with a
+// shaped loopback link.
 //   jbs_net_merger_e2e_bench [maps=64] [MiB per map=2] [buffer KiB=128] [memory MiB=256]
+//                            [server=epoll|threaded]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +14,7 @@
 #include <random>
 
 #include "data_engine.h"
+#include "epoll_server.h"
 #include "ifile_writer.h"
 #include "job_auth.h"
 #include "map_output_locator.h"
@@ -57,6 +61,8 @@ int main(int argc, char** argv) {
   size_t mib = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 2;
   size_t buffer = (argc > 3 ? std::strtoul(argv[3], nullptr, 10) : 128) * 1024;
   uint64_t memory = (argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 256) << 20;
+  std::string server_kind = argc > 5 ? argv[5] : "epoll";
+  if (server_kind != "epoll" && server_kind != "threaded") return Fail("server is epoll or threaded");
   ScratchDir local, spill, sock_dir;
   std::mt19937 rng(1);
   auto cmp = ComparatorFor(1);
@@ -88,7 +94,12 @@ int main(int argc, char** argv) {
     return MacEquals(r.auth, FetchMac(j.secret, r.job_id, r.map_attempt_id, r.partition));
   });
   auto tcp = MakeTcpTransport();
-  MofServer supplier(tcp.get(), &engine, &pool);
+  std::unique_ptr<FetchServer> server;
+  if (server_kind == "epoll")
+    server = std::make_unique<EpollServer>(&engine, &pool, EpollServer::Config{});
+  else
+    server = std::make_unique<MofServer>(tcp.get(), &engine, &pool);
+  FetchServer& supplier = *server;
   if (supplier.Start({"127.0.0.1", 0}) != 0) return Fail("supplier");
   NetMergerConfig mc;
   mc.socket_path = sock_dir.path() + "/m.sock";
@@ -145,12 +156,13 @@ int main(int argc, char** argv) {
   auto t2 = std::chrono::steady_clock::now();
   double all = std::chrono::duration<double>(t2 - t0).count();
   double merge = std::chrono::duration<double>(t2 - t1).count();
-  std::printf("%u maps x %zu MiB, buffer %zu KiB, memory %llu MiB: %.1f MiB fetched, "
-              "%.1f MiB stream, %u passes, %.1f MiB spilled; MAP_OUTPUT..END %.3f s "
-              "(%.0f MiB/s), MERGE..END %.3f s\n",
-              maps, mib, buffer / 1024, static_cast<unsigned long long>(memory >> 20),
-              end.fetched_bytes / 1048576.0, stream / 1048576.0, end.merge_passes,
-              end.spilled_bytes / 1048576.0, all, stream / 1048576.0 / all, merge);
+  std::printf("%s supplier, %u maps x %zu MiB, buffer %zu KiB, memory %llu MiB: %.1f MiB "
+              "fetched, %.1f MiB stream, %u passes, %.1f MiB spilled; MAP_OUTPUT..END %.3f s "
+              "(%.0f MiB/s), MERGE..END %.3f s, fetched_MBps %.1f\n",
+              server_kind.c_str(), maps, mib, buffer / 1024,
+              static_cast<unsigned long long>(memory >> 20), end.fetched_bytes / 1048576.0,
+              stream / 1048576.0, end.merge_passes, end.spilled_bytes / 1048576.0, all,
+              stream / 1048576.0 / all, merge, end.fetched_bytes / 1e6 / all);
   c->Close();
   merger.Stop();
   supplier.Stop();
