@@ -267,7 +267,8 @@ void MergerSession::StartQueued() {
     MapSlot& slot = it->second;
     slot.state = MapState::kFetching;
     ++fetching_;
-    slot.segment = std::make_shared<RemoteSegment>(ctx_->fetch, slot.target, fetched_bytes_);
+    slot.segment = std::make_shared<RemoteSegment>(ctx_->fetch, slot.target, fetched_bytes_,
+                                                   ctx_->read_ahead);
     std::shared_ptr<Inbox> inbox = inbox_;
     uint64_t gen = slot.generation;
     slot.segment->Start([inbox, index, gen](bool ok, bool connect_failed, const std::string& err) {

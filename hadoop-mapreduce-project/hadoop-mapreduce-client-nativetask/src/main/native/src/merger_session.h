@@ -44,6 +44,7 @@ struct SessionContext {
   MergerLimits limits;
   const JobRegistry* jobs = nullptr;
   FetchClient* fetch = nullptr;
+  ReadAheadBudget* read_ahead = nullptr;  // null: segments hold two chunks, fetch no further
   std::atomic<uint64_t> next_spill_dir{0};
   std::atomic<uint64_t> session_ids{0};
   // Merge inputs held in memory or on disk by all sessions (fetched segments + spill runs),

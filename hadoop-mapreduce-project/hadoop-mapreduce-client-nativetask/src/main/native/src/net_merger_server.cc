@@ -21,7 +21,9 @@ FetchClient::Config FetchConfig(const NetMergerConfig& c) {
 
 NetMergerServer::NetMergerServer(NetMergerConfig config, const JobRegistry* jobs,
                                  Transport* transport)
-    : config_(std::move(config)), fetch_(transport, FetchConfig(config_)) {
+    : config_(std::move(config)),
+      read_ahead_(config_.memory_bytes, config_.buffer_bytes, &ctx_.inputs),
+      fetch_(transport, FetchConfig(config_)) {
   ctx_.limits.buffer_bytes = config_.buffer_bytes;
   ctx_.limits.memory_bytes = config_.memory_bytes;
   ctx_.limits.spill_dirs = config_.spill_dirs;
@@ -29,6 +31,7 @@ NetMergerServer::NetMergerServer(NetMergerConfig config, const JobRegistry* jobs
   ctx_.limits.register_timeout_ms = config_.register_timeout_ms;
   ctx_.jobs = jobs;
   ctx_.fetch = &fetch_;
+  ctx_.read_ahead = &read_ahead_;
 }
 
 int NetMergerServer::Start() {

@@ -47,6 +47,8 @@ class NetMergerServer {
 
   size_t live_sessions();
   ConnectionPool::Stats pool_stats() const { return fetch_.pool_stats(); }
+  // Bytes of fetched chunks held (or asked for) and not yet merged, all sessions.
+  int64_t read_ahead_held_bytes() const { return read_ahead_.held(); }
 
  private:
   struct Slot {
@@ -58,6 +60,7 @@ class NetMergerServer {
   void ReapLocked(std::vector<std::thread>* finished);
 
   NetMergerConfig config_;
+  ReadAheadBudget read_ahead_;  // before fetch_: outlives every fetch callback
   FetchClient fetch_;
   SessionContext ctx_;
   UnixListener listener_;

@@ -2,11 +2,17 @@
 
 namespace hadoop_accel::jbs {
 
+RemoteSegment::~RemoteSegment() {
+  if (budget_ == nullptr) return;
+  for (const std::vector<uint8_t>& c : ready_) budget_->Give(c.size());
+}
+
 void RemoteSegment::Start(FirstDone first) {
   {
     std::lock_guard<std::mutex> g(mu_);
     first_ = std::move(first);
     in_flight_ = true;
+    if (budget_ != nullptr) budget_->Take(budget_->chunk_bytes());
   }
   Request(0);
 }
@@ -17,9 +23,17 @@ void RemoteSegment::Request(uint64_t offset) {
                  [self, offset](FetchOutcome o) { self->OnChunk(offset, std::move(o)); });
 }
 
-bool RemoteSegment::ClaimRequestLocked(uint64_t* offset) {
+bool RemoteSegment::ClaimRequestLocked(uint64_t* offset, bool ahead) {
   if (in_flight_ || cancelled_ || !started_ || !error_.empty() || next_offset_ >= part_length_)
     return false;
+  if (budget_ != nullptr) {
+    if (!ahead)
+      budget_->Take(budget_->chunk_bytes());
+    else if (!budget_->TryTake(budget_->chunk_bytes()))
+      return false;
+  } else if (ahead) {
+    return false;
+  }
   in_flight_ = true;
   *offset = next_offset_;
   return true;
@@ -28,9 +42,12 @@ bool RemoteSegment::ClaimRequestLocked(uint64_t* offset) {
 void RemoteSegment::OnChunk(uint64_t offset, FetchOutcome o) {
   FirstDone first;
   bool ok = false;
+  uint64_t ahead_offset = 0;
+  bool ahead = false;
   {
     std::lock_guard<std::mutex> g(mu_);
     in_flight_ = false;
+    if (budget_ != nullptr) budget_->Give(budget_->chunk_bytes());  // the request's estimate
     if (!o.ok) {
       error_ = o.error;
     } else if (!started_) {
@@ -45,12 +62,15 @@ void RemoteSegment::OnChunk(uint64_t offset, FetchOutcome o) {
     if (error_.empty()) {
       next_offset_ = offset + o.chunk.size();
       if (fetched_bytes_) fetched_bytes_->fetch_add(o.chunk.size());
+      if (budget_ != nullptr) budget_->Take(o.chunk.size());  // what is really held
       if (!o.chunk.empty()) ready_.push_back(std::move(o.chunk));
       ok = true;
+      ahead = ClaimRequestLocked(&ahead_offset, /*ahead=*/true);
     }
     first.swap(first_);  // only the first outcome is reported
   }
   cv_.notify_all();
+  if (ahead) Request(ahead_offset);
   if (first) first(ok, !ok && o.connect_failed, ok ? std::string() : o.error);
 }
 
@@ -94,6 +114,7 @@ bool RemoteSegment::Next(std::vector<uint8_t>* chunk, std::string* error) {
   if (!ready_.empty()) {
     *chunk = std::move(ready_.front());
     ready_.pop_front();
+    if (budget_ != nullptr) budget_->Give(chunk->size());
     return true;
   }
   *error = cancelled_ ? "cancelled" : !error_.empty() ? error_ : "no more chunks";

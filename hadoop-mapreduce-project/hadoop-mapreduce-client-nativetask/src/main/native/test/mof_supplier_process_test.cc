@@ -75,7 +75,7 @@ class SupplierProcessTest : public ::testing::Test {
     PipelinedFetcher f(c.get(), kJob, kSecret, kBuf, 4);
     for (const auto& [attempt, parts] : outputs_)
       for (uint32_t p = 0; p < parts.size(); ++p) f.Add(attempt, p);
-    PipelinedFetcher::Result r = f.Run(std::chrono::seconds(10));
+    PipelinedFetcher::Result r = f.Run();
     bool same = r.ok;
     for (const auto& [attempt, parts] : outputs_)
       for (uint32_t p = 0; p < parts.size(); ++p)
@@ -169,7 +169,7 @@ TEST_F(SupplierProcessTest, HostileRequestsAreRefusedOrClosedAndOthersAreStillSe
   auto steady_fetch = [&] {
     PipelinedFetcher f(steady.get(), kJob, kSecret, kBuf, 2);
     f.Add(a0, 0);
-    PipelinedFetcher::Result r = f.Run(std::chrono::seconds(5));
+    PipelinedFetcher::Result r = f.Run();
     return r.ok && r.data[std::make_pair(a0, 0u)] == outputs_[a0][0];
   };
   ASSERT_TRUE(steady_fetch());

@@ -85,7 +85,9 @@ class PipelinedFetcher {
     streams_.push_back(std::move(s));
   }
 
-  Result Run(std::chrono::milliseconds limit = std::chrono::seconds(20)) {
+  // `limit` only keeps a broken server from hanging the test; it is no speed assertion, and a
+  // loaded CI machine (ctest -j next to builds) must never reach it.
+  Result Run(std::chrono::milliseconds limit = std::chrono::seconds(120)) {
     Result res;
     auto deadline = std::chrono::steady_clock::now() + limit;
     std::vector<uint8_t> buf(chunk_);
@@ -224,17 +226,6 @@ inline std::vector<uint8_t> RecvUntilEof(int fd) {
     if (r <= 0) return out;
     out.insert(out.end(), buf, buf + r);
   }
-}
-
-// Polls cond until it holds or the deadline passes.
-template <typename F>
-bool WaitFor(F cond, std::chrono::milliseconds limit = std::chrono::seconds(5)) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!cond()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // polling, not ordering
-  }
-  return true;
 }
 
 }  // namespace supplier_test

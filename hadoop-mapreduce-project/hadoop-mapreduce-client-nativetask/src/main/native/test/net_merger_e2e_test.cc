@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <random>
 
@@ -86,8 +87,10 @@ class NetMergerE2eTest : public ::testing::Test {
     return ours;
   }
 
-  // Runs a whole successful session over `maps` maps; returns the END stats.
-  EndStats RunJob(const std::vector<std::vector<Rec>>& data, bool zlib, Bytes* stream) {
+  // Runs a whole successful session over `maps` maps; returns the END stats. before_merge runs
+  // once every map is MAP_FETCHED, with the maps' total segment bytes.
+  EndStats RunJob(const std::vector<std::vector<Rec>>& data, bool zlib, Bytes* stream,
+                  const std::function<void(uint64_t)>& before_merge = nullptr) {
     uint64_t disk_total = 0;
     for (uint32_t i = 0; i < data.size(); ++i) disk_total += WriteMap(i, data[i], zlib).size();
     FakeReducer r(socket_);
@@ -113,6 +116,7 @@ class NetMergerE2eTest : public ::testing::Test {
     uint64_t reported = 0;
     for (auto& [i, len] : fetched) reported += len;
     EXPECT_EQ(reported, disk_total);
+    if (before_merge) before_merge(disk_total);
     r.Merge();
     EndStats end;
     ErrorFrame err;
@@ -173,6 +177,55 @@ TEST_F(NetMergerE2eTest, HierarchicalMergeUnderATinyBudgetGivesTheSameStream) {
   EXPECT_GT(end.merge_passes, 1u);
   EXPECT_GT(end.spilled_bytes, 0u);
   EXPECT_EQ(SpillFiles(), 0u);  // runs are removed before END
+}
+
+TEST_F(NetMergerE2eTest, SegmentsAreFetchedWholeAheadOfTheMergeWhenTheBudgetAllows) {
+  StartMerger();  // 256 MiB: everything fits
+  auto data = RandomTextSegments(rng_, 8, 200, 3000);  // several 4 KiB chunks per segment
+  Bytes stream;
+  EndStats end = RunJob(data, false, &stream, [this](uint64_t disk_total) {
+    // Before MERGE the NetMerger already holds every byte, not just first chunks.
+    EXPECT_TRUE(WaitFor([&] { return merger_->read_ahead_held_bytes() ==
+                                     static_cast<int64_t>(disk_total); }))
+        << merger_->read_ahead_held_bytes() << " of " << disk_total;
+  });
+  EXPECT_EQ(stream, ReferenceMerge(data, 1));
+  EXPECT_EQ(end.merge_passes, 1u);
+  EXPECT_EQ(merger_->read_ahead_held_bytes(), 0);  // all given back
+}
+
+TEST_F(NetMergerE2eTest, ReadAheadStopsAtTheBudget) {
+  // 8 inputs keep 2 chunks each (64 KiB); 3 more chunks of read-ahead fit, not whole segments.
+  const uint64_t budget = 8 * 2 * 4096 + 3 * 4096;
+  StartMerger(budget);
+  auto data = RandomTextSegments(rng_, 8, 200, 3000);
+  Bytes stream;
+  int64_t before = -1;
+  EndStats end = RunJob(data, false, &stream, [&](uint64_t disk_total) {
+    before = merger_->read_ahead_held_bytes();
+    EXPECT_LT(static_cast<uint64_t>(before), disk_total);
+  });
+  EXPECT_LE(before, static_cast<int64_t>(budget));
+  EXPECT_EQ(stream, ReferenceMerge(data, 1));
+  EXPECT_EQ(end.merge_passes, 1u);  // within budget: no spill
+  EXPECT_EQ(merger_->read_ahead_held_bytes(), 0);
+}
+
+TEST(ReadAheadBudgetTest, NeededChunksAlwaysCountReadAheadOnlyWithinWhatInputsLeave) {
+  std::atomic<int64_t> inputs{2};
+  ReadAheadBudget b(10 * 100, 100, &inputs);  // 2 inputs keep 400: 600 left
+  b.Take(100);                                // needed: counted regardless
+  EXPECT_TRUE(b.TryTake(100));
+  EXPECT_TRUE(b.TryTake(400));
+  EXPECT_EQ(b.held(), 600);
+  EXPECT_FALSE(b.TryTake(1));
+  inputs = 3;                   // a new input's chunks come first
+  EXPECT_FALSE(b.TryTake(1));
+  b.Give(300);
+  EXPECT_TRUE(b.TryTake(100));  // 300 + 100 <= 1000 - 600
+  EXPECT_FALSE(b.TryTake(1));
+  b.Take(5000);                 // needed chunks may exceed it; read-ahead then waits
+  EXPECT_FALSE(b.TryTake(1));
 }
 
 TEST_F(NetMergerE2eTest, RegisterRefusals) {

@@ -2,11 +2,13 @@
 #ifndef HADOOP_ACCEL_JBS_TEST_FILES_H
 #define HADOOP_ACCEL_JBS_TEST_FILES_H
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 class ScratchDir {
@@ -30,5 +32,16 @@ class ScratchDir {
  private:
   std::string path_;
 };
+
+// Polls cond until it holds or the deadline passes.
+template <typename F>
+bool WaitFor(F cond, std::chrono::milliseconds limit = std::chrono::seconds(5)) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!cond()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // polling, not ordering
+  }
+  return true;
+}
 
 #endif
