@@ -9,7 +9,8 @@
 # ShuffleHandler serves from there) per run, the whole machine's busy CPU, and reduce_side_cpu_s
 # (reduce tasks + NetMerger).
 # JOB_ARGS (environment) go to both A and B, e.g. JOB_ARGS=-Dmapreduce.job.reduces=4.
-# Needs root and a tarball built with -Pdist,native. Reports: OUT_DIR/<bw>/<workload>/report.md.
+# Needs root and a tarball built with -Pdist,native. Reports: OUT_DIR/<bw>/<workload>/report.md;
+# the reason of any reduce that fell back to stock: OUT_DIR/<bw>/fallbacks.log.
 set -euo pipefail
 out=$1 size=${2:-256m} n=${3:-3} bw=${4:-1gbit}
 shift $(( $# < 4 ? $# : 4 ))
@@ -23,8 +24,12 @@ y=yarn-site.xml
   --conf "yarn.nodemanager.aux-services.jbs_shuffle.class=io.hadoopaccel.mapreduce.jbs.JbsAuxService@$y" \
   --conf "yarn.nodemanager.aux-services.mapreduce_shuffle.class=io.hadoopaccel.mapreduce.jbs.JbsShuffleHandler@$y" \
   --conf "hadoop.accel.jbs.merger.socket=/tmp/hacc-jbs-{host}.sock@core-site.xml"
-trap '"$root/dev-support/bin/emu-cluster" down --work-dir "$work"' EXIT
 mkdir -p "$out/$bw"
+# A reduce that falls back says why in its task log, which goes with the cluster: keep those lines.
+keep_fallbacks() {
+  grep -rh "JBS is off for" "$work"/nodes/*/logs/userlogs > "$out/$bw/fallbacks.log" 2>/dev/null || true
+}
+trap 'keep_fallbacks; "$root/dev-support/bin/emu-cluster" down --work-dir "$work"' EXIT
 jbs="-Dmapreduce.job.reduce.shuffle.consumer.plugin.class=org.apache.hadoop.mapreduce.task.reduce.JbsShuffle"
 for w in "${workloads[@]}"; do
   python3 "$root/dev-support/bench/ab.py" --cluster-env "$work/cluster.env" --no-probes \
