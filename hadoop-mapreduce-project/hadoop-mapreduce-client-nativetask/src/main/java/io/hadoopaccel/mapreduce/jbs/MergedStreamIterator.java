@@ -10,12 +10,19 @@ import org.apache.hadoop.util.Progress;
  * The reducer's input: Hadoop's raw record layout ({@code vint key length, vint value length,
  * key, value}) as the NetMerger streams it in DATA frames, records straddling frames freely.
  * The key and value of the current record stay valid until the next {@link #next()}.
+ *
+ * <p>Records are read in place from the payloads' arrays; only a record that straddles two
+ * payloads is assembled in a carry buffer, so each byte is copied once per frame boundary it
+ * crosses instead of once.
  */
 public class MergedStreamIterator implements RawKeyValueIterator {
 
   /** Where the payloads come from. */
   public interface PayloadSource {
-    /** The next DATA payload (CRC checked), or null after END; ERROR/EOF throw. */
+    /**
+     * The next DATA payload (CRC checked), or null after END; ERROR/EOF throw. The payload is a
+     * heap buffer valid until the following call, when the source may reuse its array.
+     */
     ByteBuffer next() throws IOException;
 
     /** Releases the source (idempotent). */
@@ -28,9 +35,13 @@ public class MergedStreamIterator implements RawKeyValueIterator {
   private final Progress progress = new Progress();
   private final long expectedBytes;
 
-  private byte[] buf = new byte[64 * 1024];
+  /** The window records are read from: {@code data[pos..limit)}, a payload's or the carry. */
+  private byte[] data;
   private int pos;
   private int limit;
+  /** The current payload; its bytes from position() on are not in the window yet. */
+  private ByteBuffer payload;
+  private byte[] carry = new byte[64 * 1024];
   private boolean ended;
   private long consumed;
   private long records;
@@ -42,9 +53,8 @@ public class MergedStreamIterator implements RawKeyValueIterator {
   public MergedStreamIterator(PayloadSource source, long expectedBytes, ByteBuffer first) {
     this.source = source;
     this.expectedBytes = expectedBytes;
-    if (first != null) {
-      append(first);
-    }
+    this.data = carry;
+    this.payload = first == null ? null : heap(first);
   }
 
   /** For an empty stream (END came first). */
@@ -58,39 +68,65 @@ public class MergedStreamIterator implements RawKeyValueIterator {
     return records;
   }
 
-  private void append(ByteBuffer p) {
-    int n = p.remaining();
-    if (limit + n > buf.length) {
-      int live = limit - pos;
-      if (live + n <= buf.length) {
-        System.arraycopy(buf, pos, buf, 0, live);
-      } else {
-        byte[] bigger = new byte[Math.max(buf.length * 2, live + n)];
-        System.arraycopy(buf, pos, bigger, 0, live);
-        buf = bigger;
-      }
-      pos = 0;
-      limit = live;
+  private static ByteBuffer heap(ByteBuffer p) {
+    if (p.hasArray()) {
+      return p;
     }
-    p.get(buf, limit, n);
-    limit += n;
+    ByteBuffer copy = ByteBuffer.allocate(p.remaining());
+    copy.put(p).flip();
+    return copy;
   }
 
-  /** Makes n bytes available from pos; false if the stream ended with none left. */
+  /** Moves the live window bytes to the start of the carry, with room for n bytes in all. */
+  private void toCarry(int n) {
+    int live = limit - pos;
+    byte[] dst = carry.length >= n ? carry : new byte[Math.max(carry.length * 2, n)];
+    System.arraycopy(data, pos, dst, 0, live);
+    carry = dst;
+    data = dst;
+    pos = 0;
+    limit = live;
+  }
+
+  /**
+   * Makes data[pos..pos+n) hold the next n stream bytes; false if the stream ended with none
+   * left. Fetching a payload releases the previous one, whose bytes are no longer referenced:
+   * the previous record is done and any live bytes were moved to the carry.
+   */
   private boolean ensure(int n) throws IOException {
     while (limit - pos < n) {
-      if (ended) {
-        if (limit == pos) {
+      int live = limit - pos;
+      boolean inPayload = payload != null && payload.hasRemaining();
+      if (live == 0 && inPayload) {
+        // Nothing pending: read the payload in place.
+        data = payload.array();
+        pos = payload.arrayOffset() + payload.position();
+        limit = payload.arrayOffset() + payload.limit();
+        payload.position(payload.limit());
+      } else if (live > 0 && data != carry) {
+        // A record runs past the end of its payload: assemble it in the carry.
+        toCarry(n);
+      } else if (live > 0 && inPayload) {
+        if (carry.length - pos < n) {
+          toCarry(n);
+        }
+        int k = Math.min(n - live, payload.remaining());
+        payload.get(carry, limit, k);
+        limit += k;
+      } else if (ended) {
+        if (live == 0) {
           return false;
         }
-        throw new IOException("merged stream ends inside a record (" + (limit - pos)
-            + " bytes left, " + n + " needed)");
-      }
-      ByteBuffer p = source.next();
-      if (p == null) {
-        ended = true;
+        throw new IOException("merged stream ends inside a record (" + live + " bytes left, "
+            + n + " needed)");
       } else {
-        append(p);
+        ByteBuffer p = source.next();
+        if (p == null) {
+          ended = true;
+          payload = null;
+        } else {
+          payload = heap(p);
+        }
       }
     }
     return true;
@@ -108,14 +144,14 @@ public class MergedStreamIterator implements RawKeyValueIterator {
 
   /** WritableUtils' vint at buf[at..at+size) as a record length. */
   private int vint(int at, int size) throws IOException {
-    byte first = buf[at];
+    byte first = data[at];
     long v;
     if (size == 1) {
       v = first;
     } else {
       v = 0;
       for (int i = 1; i < size; i++) {
-        v = (v << 8) | (buf[at + i] & 0xFF);
+        v = (v << 8) | (data[at + i] & 0xFF);
       }
       if (first < -120) {
         v = ~v;
@@ -129,23 +165,23 @@ public class MergedStreamIterator implements RawKeyValueIterator {
 
   @Override
   public boolean next() throws IOException {
-    // pos stays at the record's start until it is complete: ensure() may compact the buffer,
-    // which keeps only the bytes from pos on.
+    // pos stays at the record's start until it is complete: ensure() may move the window,
+    // keeping only the bytes from pos on.
     if (!ensure(1)) {
       progress.complete();
       return false;
     }
-    int s1 = vintSize(buf[pos]);
+    int s1 = vintSize(data[pos]);
     require(s1 + 1);
-    int s2 = vintSize(buf[pos + s1]);
+    int s2 = vintSize(data[pos + s1]);
     require(s1 + s2);
     int keyLen = vint(pos, s1);
     int valueLen = vint(pos + s1, s2);
     int total = s1 + s2 + keyLen + valueLen;
     require(total);
     int k = pos + s1 + s2;
-    key.reset(buf, k, keyLen);
-    value.reset(buf, k + keyLen, valueLen);
+    key.reset(data, k, keyLen);
+    value.reset(data, k + keyLen, valueLen);
     pos += total;
     consumed += total;
     records++;

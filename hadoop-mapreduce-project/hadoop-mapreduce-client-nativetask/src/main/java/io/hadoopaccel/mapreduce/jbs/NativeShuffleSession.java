@@ -34,13 +34,18 @@ import org.slf4j.LoggerFactory;
 public final class NativeShuffleSession<K, V> implements ExceptionReporter,
     MergedStreamIterator.PayloadSource {
   private static final Logger LOG = LoggerFactory.getLogger(NativeShuffleSession.class);
+  private static final int STREAM_FRAMES = 8;
   private static final Timer WATCHDOG = new Timer("jbs-session-watchdog", true);
 
   private final SocketChannel channel;
   private final InputStream in;
   private final Reporter reporter;
   private final int supplierPort;
-  private final BlockingQueue<Object> stream = new ArrayBlockingQueue<>(8);
+  private final BlockingQueue<Object> stream = new ArrayBlockingQueue<>(STREAM_FRAMES);
+  /** DATA bodies for the reader to reuse: enough for a full stream queue, the reader and us. */
+  private final BlockingQueue<byte[]> freeBodies = new ArrayBlockingQueue<>(STREAM_FRAMES + 2);
+  /** The body of the payload next() returned last; recycled on the following call. */
+  private byte[] lentBody;
   private final Map<String, Pending> pending = new ConcurrentHashMap<>();
 
   private ShuffleSchedulerImpl<K, V> scheduler;
@@ -206,7 +211,14 @@ public final class NativeShuffleSession<K, V> implements ExceptionReporter,
   private void readLoop() {
     try {
       while (!closed) {
-        ReducerProtocol.Frame f = ReducerProtocol.read(in);
+        byte[] spare = freeBodies.poll();
+        if (spare == null) {
+          spare = new byte[4 + ReducerProtocol.MAX_DATA_PAYLOAD];
+        }
+        ReducerProtocol.Frame f = ReducerProtocol.read(in, spare);
+        if (f.body != spare) {
+          freeBodies.offer(spare);
+        }
         switch (f.type) {
           case ReducerProtocol.MAP_FETCHED:
             mapFetched(f);
@@ -318,6 +330,10 @@ public final class NativeShuffleSession<K, V> implements ExceptionReporter,
 
   @Override
   public ByteBuffer next() throws IOException {
+    if (lentBody != null) {
+      freeBodies.offer(lentBody);
+      lentBody = null;
+    }
     if (ended) {
       return null;
     }
@@ -339,7 +355,9 @@ public final class NativeShuffleSession<K, V> implements ExceptionReporter,
     ReducerProtocol.Frame f = (ReducerProtocol.Frame) o;
     switch (f.type) {
       case ReducerProtocol.DATA:
-        return ReducerProtocol.data(f);
+        ByteBuffer payload = ReducerProtocol.data(f);
+        lentBody = f.body;
+        return payload;
       case ReducerProtocol.END:
         endStats = ReducerProtocol.end(f);
         ended = true;

@@ -48,14 +48,20 @@ public final class ReducerProtocol {
 
   private ReducerProtocol() {}
 
-  /** One received frame: its type and exactly its body. */
+  /** One received frame: its type and its body, {@code body[0..length)}. */
   public static final class Frame {
     public final int type;
     public final byte[] body;
+    public final int length;
 
     public Frame(int type, byte[] body) {
+      this(type, body, body.length);
+    }
+
+    public Frame(int type, byte[] body, int length) {
       this.type = type;
       this.body = body;
+      this.length = length;
     }
   }
 
@@ -163,6 +169,14 @@ public final class ReducerProtocol {
 
   /** Reads one frame; checks magic, version, type range and the body bound of the type. */
   public static Frame read(InputStream in) throws IOException {
+    return read(in, null);
+  }
+
+  /**
+   * As {@link #read(InputStream)}, but a DATA body goes into {@code dataBuffer} when it fits
+   * (then the frame holds that array), so a reader can recycle its buffers.
+   */
+  public static Frame read(InputStream in, byte[] dataBuffer) throws IOException {
     byte[] h = new byte[HEADER_SIZE];
     readFully(in, h, 0, HEADER_SIZE, true);
     ByteBuffer b = ByteBuffer.wrap(h);
@@ -197,9 +211,10 @@ public final class ReducerProtocol {
       throw new ProtocolException("frame type " + type + " of " + len + " bytes (max " + max
           + ")");
     }
-    byte[] body = new byte[(int) len];
-    readFully(in, body, 0, body.length, false);
-    return new Frame(type, body);
+    byte[] body = type == DATA && dataBuffer != null && dataBuffer.length >= len ? dataBuffer
+        : new byte[(int) len];
+    readFully(in, body, 0, (int) len, false);
+    return new Frame(type, body, (int) len);
   }
 
   /** A malformed or unexpected frame. */
@@ -217,7 +232,7 @@ public final class ReducerProtocol {
     private final int type;
 
     public Body(Frame f) {
-      this.b = ByteBuffer.wrap(f.body);
+      this.b = ByteBuffer.wrap(f.body, 0, f.length);
       this.type = f.type;
     }
 
@@ -280,13 +295,13 @@ public final class ReducerProtocol {
     return nonce;
   }
 
-  /** The payload of a DATA frame after checking its CRC-32. */
+  /** The payload of a DATA frame after checking its CRC-32 (a view of the frame's array). */
   public static ByteBuffer data(Frame f) throws IOException {
     expect(f, DATA);
-    ByteBuffer b = ByteBuffer.wrap(f.body);
+    ByteBuffer b = ByteBuffer.wrap(f.body, 0, f.length);
     long crc = b.getInt() & 0xFFFFFFFFL;
     CRC32 c = new CRC32();
-    c.update(f.body, 4, f.body.length - 4);
+    c.update(f.body, 4, f.length - 4);
     if (c.getValue() != crc) {
       throw new IOException("DATA frame CRC-32 mismatch (frame says 0x" + Long.toHexString(crc)
           + ", payload has 0x" + Long.toHexString(c.getValue()) + ")");

@@ -152,10 +152,15 @@ class TestReducerProtocol {
 
   // ------------------------------------------------------------------------- iterator
 
-  /** A PayloadSource over prepared frames. */
+  /**
+   * A PayloadSource over prepared frames. Like the session, which recycles DATA bodies, it
+   * overwrites the previous payload on each call, so an iterator still reading a released
+   * payload returns wrong records.
+   */
   static final class FrameSource implements MergedStreamIterator.PayloadSource {
     final Deque<byte[]> frames;
     boolean closed;
+    ByteBuffer lent;
 
     FrameSource(List<byte[]> frames) {
       this.frames = new ArrayDeque<>(frames);
@@ -163,13 +168,18 @@ class TestReducerProtocol {
 
     @Override
     public ByteBuffer next() throws IOException {
+      if (lent != null) {
+        Arrays.fill(lent.array(), (byte) 0x5A);
+        lent = null;
+      }
       if (frames.isEmpty()) {
         throw new java.io.EOFException("NetMerger closed the connection");
       }
       ReducerProtocol.Frame f = ReducerProtocol.read(new ByteArrayInputStream(frames.poll()));
       switch (f.type) {
         case ReducerProtocol.DATA:
-          return ReducerProtocol.data(f);
+          lent = ReducerProtocol.data(f);
+          return lent;
         case ReducerProtocol.END:
           ReducerProtocol.end(f);
           return null;
@@ -313,5 +323,48 @@ class TestReducerProtocol {
     MergedStreamIterator it = new MergedStreamIterator(new FrameSource(List.of(
         dataFrame(b.toByteArray(), false), endFrame(1, 3, 3, 1, 0))), 0, null);
     assertThrows(IOException.class, it::next);
+  }
+
+  @Test
+  void dataBodiesGoIntoTheReadersBufferWhenTheyFit() throws IOException {
+    byte[] spare = new byte[4 + 100];
+    byte[] data = dataFrame(new byte[] {1, 2, 3}, false);
+    ReducerProtocol.Frame f = ReducerProtocol.read(new ByteArrayInputStream(data), spare);
+    assertTrue(f.body == spare);
+    assertEquals(7, f.length);
+    ByteBuffer p = ReducerProtocol.data(f);
+    assertEquals(3, p.remaining());
+    assertEquals(2, p.get(1));
+
+    // A control frame, or a DATA body larger than the buffer, gets its own array.
+    f = ReducerProtocol.read(new ByteArrayInputStream(endFrame(1, 2, 3, 1, 0)), spare);
+    assertTrue(f.body != spare);
+    assertEquals(1, ReducerProtocol.end(f).records);
+    f = ReducerProtocol.read(new ByteArrayInputStream(dataFrame(new byte[200], false)), spare);
+    assertTrue(f.body != spare);
+    assertEquals(200, ReducerProtocol.data(f).remaining());
+  }
+
+  @Test
+  void recordsInsideOnePayloadAreReadInPlace() throws IOException {
+    List<byte[][]> recs = records(new Random(7), 50);
+    byte[] s = stream(recs);
+    ByteBuffer payload = ByteBuffer.wrap(s);
+    MergedStreamIterator it = new MergedStreamIterator(new MergedStreamIterator.PayloadSource() {
+      @Override
+      public ByteBuffer next() {
+        return null;
+      }
+
+      @Override
+      public void close() {
+      }
+    }, s.length, payload);
+    for (byte[][] kv : recs) {
+      assertTrue(it.next());
+      assertTrue(it.getKey().getData() == s, "the key was copied");
+      assertArrayEquals(kv[1], bytes(it.getValue()));
+    }
+    assertFalse(it.next());
   }
 }
