@@ -69,7 +69,10 @@ public final class JbsEligibility {
       return "map outputs are local files (local or uber job)";
     }
     if (reduceId.getId() > 0) {
-      return "attempt " + reduceId.getId() + " is a retry (retries run stock shuffle)";
+      // A retry may follow a native failure; a speculative attempt runs beside a slow native
+      // one. Both take the other path.
+      return "attempt " + reduceId.getId() + " is a retry or a speculative attempt (those run"
+          + " stock shuffle)";
     }
     String comparator = conf.get(MRJobConfig.KEY_COMPARATOR);
     if (comparator != null) {
