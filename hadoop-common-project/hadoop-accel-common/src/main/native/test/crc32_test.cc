@@ -9,7 +9,7 @@
 
 namespace {
 
-// Bit-at-a-time reference: the definition, not the optimised tables.
+// Bit-at-a-time reference: the definition, independent of the implementation under test.
 uint32_t ReferenceCrc32(const unsigned char *p, size_t len) {
   uint32_t c = 0xFFFFFFFFu;
   for (size_t i = 0; i < len; ++i) {

@@ -54,7 +54,7 @@ public class MergedStreamIterator implements RawKeyValueIterator {
     this.source = source;
     this.expectedBytes = expectedBytes;
     this.data = carry;
-    this.payload = first == null ? null : heap(first);
+    this.payload = first;
   }
 
   /** For an empty stream (END came first). */
@@ -66,15 +66,6 @@ public class MergedStreamIterator implements RawKeyValueIterator {
 
   public long records() {
     return records;
-  }
-
-  private static ByteBuffer heap(ByteBuffer p) {
-    if (p.hasArray()) {
-      return p;
-    }
-    ByteBuffer copy = ByteBuffer.allocate(p.remaining());
-    copy.put(p).flip();
-    return copy;
   }
 
   /** Moves the live window bytes to the start of the carry, with room for n bytes in all. */
@@ -120,13 +111,8 @@ public class MergedStreamIterator implements RawKeyValueIterator {
         throw new IOException("merged stream ends inside a record (" + live + " bytes left, "
             + n + " needed)");
       } else {
-        ByteBuffer p = source.next();
-        if (p == null) {
-          ended = true;
-          payload = null;
-        } else {
-          payload = heap(p);
-        }
+        payload = source.next();
+        ended = payload == null;
       }
     }
     return true;

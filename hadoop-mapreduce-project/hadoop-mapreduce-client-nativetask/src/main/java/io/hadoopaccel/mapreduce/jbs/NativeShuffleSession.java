@@ -210,14 +210,17 @@ public final class NativeShuffleSession<K, V> implements ExceptionReporter,
 
   private void readLoop() {
     try {
+      byte[] spare = null; // where the next DATA body goes; kept until a DATA frame takes it
       while (!closed) {
-        byte[] spare = freeBodies.poll();
         if (spare == null) {
-          spare = new byte[4 + ReducerProtocol.MAX_DATA_PAYLOAD];
+          spare = freeBodies.poll();
+          if (spare == null) {
+            spare = new byte[4 + ReducerProtocol.MAX_DATA_PAYLOAD];
+          }
         }
         ReducerProtocol.Frame f = ReducerProtocol.read(in, spare);
-        if (f.body != spare) {
-          freeBodies.offer(spare);
+        if (f.body == spare) {
+          spare = null;
         }
         switch (f.type) {
           case ReducerProtocol.MAP_FETCHED:
