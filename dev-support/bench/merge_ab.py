@@ -7,7 +7,8 @@
 
 Map outputs (real IFile files, sorted, as map tasks write them) are generated once per shape;
 each run starts a fresh JVM (MergeBench in hadoop-accel-kism's test classes) that feeds them to
-upstream's MergeManagerImpl ("stock") or to KISM ("kism") exactly as fetchers do, and a reduce
+upstream's MergeManagerImpl ("stock") or to KISM ("kism") exactly as fetchers do, from
+mapreduce.reduce.shuffle.parallelcopies threads (5 unless an IMPL sets it), and a reduce
 that checksums every record. A cluster job with 500 maps would spend its time starting map JVMs
 on a 2-core machine; this isolates what the issue is about: the reduce side's merge.
 
@@ -42,7 +43,7 @@ def classpath() -> str:
         subprocess.run(["mvn", "-o", "-q", "test-compile", "-pl", str(MODULE.relative_to(REPO))],
                        cwd=REPO, check=True)
     if not cp_file.exists():
-        subprocess.run(["mvn", "-o", "-q", "dependency:build-classpath", f"-Dmdep.outputFile={cp_file}",
+        subprocess.run(["mvn", "-q", "dependency:build-classpath", f"-Dmdep.outputFile={cp_file}",
                         "-Dmdep.includeScope=test"], cwd=MODULE, check=True)
     return ":".join([str(MODULE / "target/test-classes"), str(MODULE / "target/classes"),
                      cp_file.read_text().strip()])

@@ -4,7 +4,7 @@ import org.apache.hadoop.mapred.Counters;
 import org.apache.hadoop.mapred.InputSplit;
 import org.apache.hadoop.mapred.Reporter;
 
-/** Reporter that keeps its counters, as a task's does (for tests and MergeBench). */
+/** Reporter that keeps its counters, as a task's does (for tests and MergeBench); fetcher threads share it. */
 public final class CountingReporter implements Reporter {
   public final Counters counters = new Counters();
 
@@ -22,12 +22,12 @@ public final class CountingReporter implements Reporter {
   }
 
   @Override
-  public void incrCounter(Enum<?> key, long amount) {
+  public synchronized void incrCounter(Enum<?> key, long amount) {
     counters.findCounter(key).increment(amount);
   }
 
   @Override
-  public void incrCounter(String group, String counter, long amount) {
+  public synchronized void incrCounter(String group, String counter, long amount) {
     counters.findCounter(group, counter).increment(amount);
   }
 

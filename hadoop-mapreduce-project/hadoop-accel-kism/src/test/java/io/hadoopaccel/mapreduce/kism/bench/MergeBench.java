@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -154,26 +156,38 @@ public final class MergeBench {
     FileSystem.clearStatistics();
     long cpu0 = cpuNanos();
     long t0 = System.nanoTime();
-    long shuffled = 0;
-    for (int m = 0; m < index.size(); m++) {
-      String[] e = index.get(m);
-      long compressed = Long.parseLong(e[1]);
-      long decompressed = Long.parseLong(e[2]);
-      TaskAttemptID mapId = new TaskAttemptID("bench", 1, TaskType.MAP, m, 0);
-      MapOutput<Text, BytesWritable> out;
-      while ((out = merger.reserve(mapId, decompressed, m % 5)) == null) {
-        merger.waitForResource(); // stock stalls a fetcher until its in-memory merge frees room
-      }
-      try (InputStream in = new BufferedInputStream(Files.newInputStream(dir.resolve(e[0])),
-          64 * 1024)) {
-        out.shuffle(host, in, compressed, decompressed, metrics, reporter);
-      }
-      out.commit();
-      shuffled += compressed;
-      if (failure[0] != null) {
-        throw failure[0];
-      }
+    // As many feeding threads as the reduce has fetchers, each taking the next map output.
+    int fetchers = conf.getInt(MRJobConfig.SHUFFLE_PARALLEL_COPIES,
+        5); // stock Shuffle's default
+    AtomicInteger nextMap = new AtomicInteger();
+    AtomicLong shuffledBytes = new AtomicLong();
+    List<Thread> threads = new ArrayList<>();
+    for (int f = 0; f < fetchers; f++) {
+      int fetcher = f;
+      Thread t = new Thread(() -> {
+        try {
+          for (int m; (m = nextMap.getAndIncrement()) < index.size() && failure[0] == null; ) {
+            shuffledBytes.addAndGet(feed(merger, dir, index.get(m), m, fetcher, host, metrics,
+                reporter));
+          }
+        } catch (Throwable e) {
+          synchronized (failure) {
+            if (failure[0] == null) {
+              failure[0] = e;
+            }
+          }
+        }
+      }, "fetcher#" + f);
+      t.start();
+      threads.add(t);
     }
+    for (Thread t : threads) {
+      t.join();
+    }
+    if (failure[0] != null) {
+      throw failure[0];
+    }
+    long shuffled = shuffledBytes.get();
     long t1 = System.nanoTime();
     long cpu1 = cpuNanos();
     RawKeyValueIterator it = merger.close();
@@ -235,6 +249,25 @@ public final class MergeBench {
     }
     json.append(',').append(q("digest")).append(':').append(q(Long.toHexString(sum)));
     return json.append('}').toString();
+  }
+
+  /** One fetch: reserve, shuffle the map output's bytes in, commit; returns its length. */
+  private static long feed(MergeManager<Text, BytesWritable> merger, Path dir, String[] e, int m,
+      int fetcher, MapHost host, ShuffleClientMetrics metrics, CountingReporter reporter)
+      throws IOException, InterruptedException {
+    long compressed = Long.parseLong(e[1]);
+    long decompressed = Long.parseLong(e[2]);
+    TaskAttemptID mapId = new TaskAttemptID("bench", 1, TaskType.MAP, m, 0);
+    MapOutput<Text, BytesWritable> out;
+    while ((out = merger.reserve(mapId, decompressed, fetcher)) == null) {
+      merger.waitForResource(); // stock stalls a fetcher until its in-memory merge frees room
+    }
+    try (InputStream in = new BufferedInputStream(Files.newInputStream(dir.resolve(e[0])),
+        64 * 1024)) {
+      out.shuffle(host, in, compressed, decompressed, metrics, reporter);
+    }
+    out.commit();
+    return compressed;
   }
 
   private static long cpuNanos() {
