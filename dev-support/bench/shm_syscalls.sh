@@ -8,9 +8,11 @@
 #  - under `strace -f -y`: the program's reads of fd 0, writes of fd 1 and futex calls, and the
 #    task JVM's reads and writes of the pipes the program holds as fd 0/1, or its futex calls on
 #    addresses inside a ring it mapped: the calls that move records, attributed exactly;
-#  - under `perf record -e sched:sched_switch -a` (no strace, whose stops would add switches):
-#    the context switches of the program and of the task's two transport threads (the map
-#    thread that writes records, MROutputThread that reads them back), voluntary and not.
+#  - under `perf record -g -e sched:sched_switch -a` (no strace, whose stops would add
+#    switches): the context switches of the program and of the task's two transport threads
+#    (the map thread that writes records, MROutputThread that reads them back), voluntary and
+#    not, each classified by the kernel stack it blocked in: a pipe read/write, a futex wait,
+#    or anything else (disk, JVM, exit).
 # Times under tracing mean nothing: read the counts. summary.txt holds the table, counts.json
 # the numbers.
 set -euo pipefail
@@ -22,7 +24,8 @@ streaming=$(ls "$home"/share/hadoop/tools/lib/hadoop-streaming-*.jar)
 ex=$home/share/hadoop/tools/shmstreaming/examples
 py=$home/share/hadoop/tools/shmstreaming/python
 shim=$home/lib/native/libhadoop_shm_preload.so
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
 stdlib_py=$repo/hadoop-mapreduce-project/hadoop-accel-workloads/src/main/python
 # The interpreter itself, not a wrapper script (a pyenv shim would exec it under the preload shim).
 python=$(python3 -c 'import sys; print(sys.executable)')
@@ -46,14 +49,13 @@ run() { # run NAME PROGRAM-EXE EXTRA-ARGS... : one map-only job under strace, on
     -D fs.defaultFS=file:/// -D mapreduce.input.fileinputformat.split.minsize=1073741824
     "$@" -input "$input" -numReduceTasks 0)
   rm -rf "$out/out-$name"
-  perf record -q -e sched:sched_switch -a -o "$out/$name.perf" -- \
+  perf record -q -g -e sched:sched_switch -a -o "$out/$name.perf" -- \
     "${job[@]}" -output "$out/out-$name" > "$out/$name.log" 2>&1
-  perf script -i "$out/$name.perf" -F trace 2>/dev/null \
-    | grep -oP 'prev_comm=\K.*?(?= prev_pid=)|prev_state=\S+' | paste - - \
-    | sort | uniq -c > "$out/$name.switches"
+  perf script -i "$out/$name.perf" -F comm,tid,trace,ip,sym 2>/dev/null \
+    | python3 "$here/shm_transport_counts.py" --classify-switches > "$out/$name.switches"
   rm -f "$out/$name.perf"
   rm -rf "$out/out-$name"
-  strace -f -y -o "$out/$name.strace" -e trace=read,write,readv,writev,futex,mmap,execve \
+  strace -f -y -s 256 -o "$out/$name.strace" -e trace=read,write,readv,writev,futex,mmap,execve \
     "${job[@]}" -output "$out/out-$name" > "$out/$name.strace.log" 2>&1
   grep -q "^$name " "$out/runs.txt" || echo "$name $exe" >> "$out/runs.txt"
 }

@@ -2,17 +2,22 @@
 """Attributes system calls and context switches to the streaming transport (shm_syscalls.sh).
 
 Reads OUT/runs.txt ("name program-exe" lines) and, per run, OUT/<name>.strace (strace -f -y),
-OUT/<name>.switches (uniq -c of prev_comm/prev_state from perf's sched_switch) and OUT/<name>.log
-(the job's counters). Prints a table per record moved and writes OUT/counts.json.
+OUT/<name>.switches (written by --classify-switches from perf's sched_switch with kernel stacks:
+"count TAB comm TAB prev_state TAB what it blocked in") and OUT/<name>.log (the job's counters).
+Prints a table per record moved and writes OUT/counts.json.
+
+  shm_transport_counts.py OUT
+  perf script -F comm,tid,trace,ip,sym | shm_transport_counts.py --classify-switches
 """
 import json
 import re
 import sys
 from collections import Counter
 
-CALL = re.compile(r"^(\d+) (\w+)\((.*)\) += (.*)$")
-UNFINISHED = re.compile(r"^(\d+) (.*) <unfinished \.\.\.>$")
-RESUMED = re.compile(r"^(\d+) <\.\.\. \w+ resumed>(.*)$")
+# strace -f pads pids shorter than 5 digits with spaces.
+CALL = re.compile(r"^(\d+) +(\w+)\((.*)\) += (.*)$")
+UNFINISHED = re.compile(r"^(\d+) +(.*) <unfinished \.\.\.>$")
+RESUMED = re.compile(r"^(\d+) +<\.\.\. \w+ resumed>(.*)$")
 FD = re.compile(r"^(\d+)<([^>]*)>")
 RING_FILE = "hadoop-shm-"
 # The task's threads that move records: the map thread writes them ("LocalJobRunner Map Task
@@ -85,6 +90,43 @@ def syscall_counts(path, exe):
     return prog, task
 
 
+def blocked_in(stack):
+    """What a switched-out thread was blocked in, from its kernel stack (innermost first)."""
+    text = " ".join(stack)
+    if re.search(r"\bpipe_(read|write)\b|\banon_pipe_(read|write)\b", text):
+        return "pipe"
+    if re.search(r"\bfutex_wait", text):
+        return "futex"
+    return "other"
+
+
+def classify_switches(lines):
+    """perf script text (sched_switch events with callchains) -> Counter of
+    (prev_comm, prev_state, blocked_in)."""
+    out = Counter()
+    head, stack = None, []
+
+    def flush():
+        if head is None:
+            return
+        m = re.search(r"prev_comm=(.*?) prev_pid=\d+ .*?prev_state=(\S+)", head)
+        if m:
+            out[(m.group(1), m.group(2), blocked_in(stack))] += 1
+
+    for line in lines:
+        if not line.strip():
+            continue
+        if line[0] in " \t":
+            parts = line.split()
+            if len(parts) > 1:
+                stack.append(parts[1])
+        else:
+            flush()
+            head, stack = line, []
+    flush()
+    return out
+
+
 def switch_counts(path, exe):
     """(voluntary, involuntary) switches of the program and of the task's transport threads.
 
@@ -92,14 +134,35 @@ def switch_counts(path, exe):
     (preempted on a busy machine) are shown apart.
     """
     prog, task = [0, 0], [0, 0]
+    channel = {"prog_pipe": 0, "prog_futex": 0, "map_thread_pipe": 0}
     for line in open(path):
-        count, rest = line.strip().split(" ", 1)
-        comm, state = rest.rsplit("\t", 1)
+        count, comm, state, kind = line.rstrip("\n").split("\t")
+        count = int(count)
         side = prog if comm.strip() == exe[:15] else \
             task if comm.startswith(TRANSPORT_THREADS) else None
-        if side is not None:
-            side[1 if state.startswith("prev_state=R") else 0] += int(count)
-    return prog, task
+        if side is None:
+            continue
+        voluntary = not state.startswith("R")
+        side[0 if voluntary else 1] += count
+        if voluntary and side is prog and kind in ("pipe", "futex"):
+            channel["prog_" + kind] += count
+        elif voluntary and comm.startswith("LocalJobRunner") and kind == "pipe":
+            channel["map_thread_pipe"] += count
+    return prog, task, channel
+
+
+def channel_switches(r, rings):
+    """Voluntary switches spent waiting on the record channel, counted to favour pipes: over
+    pipes, the program's switches blocked in a pipe read/write plus the map thread's (the
+    output thread is unnamed, so its pipe waits are left out); over rings, the program's futex
+    sleeps (perf) or futex waits (strace), whichever is more, plus every futex wait of the task
+    JVM on a ring address (strace), whether or not it slept, plus both sides' pipe waits (the
+    set-up handshake still runs over the pipes)."""
+    c = r["channel"]
+    if rings:  # the perf run's sleeps or the strace run's waits, whichever is more
+        return max(c["prog_futex"], r["syscalls_program"].get("futex_wait", 0)) \
+            + r["syscalls_task"].get("futex_wait", 0) + c["prog_pipe"] + c["map_thread_pipe"]
+    return c["prog_pipe"] + c["map_thread_pipe"]
 
 
 def records(path):
@@ -118,22 +181,28 @@ def main(out):
     for line in open(out + "/runs.txt"):
         name, exe = line.split()
         prog, task = syscall_counts("%s/%s.strace" % (out, name), exe)
-        sw_prog, sw_task = switch_counts("%s/%s.switches" % (out, name), exe)
+        sw_prog, sw_task, channel = switch_counts("%s/%s.switches" % (out, name), exe)
         result[name] = {"records_moved": records("%s/%s.log" % (out, name)),
                         "syscalls_program": dict(prog), "syscalls_task": dict(task),
-                        "switches_program": sw_prog, "switches_task": sw_task}
+                        "switches_program": sw_prog, "switches_task": sw_task,
+                        "channel": channel}
     json.dump(result, open(out + "/counts.json", "w"), indent=1)
-    head = "%-22s %10s %12s %12s %10s %10s" % (
-        "run", "records", "syscalls", "per record", "vol. ctx sw", "per record")
+    head = "%-22s %10s %10s %12s %11s %11s %12s" % (
+        "run", "records", "syscalls", "per record", "vol. ctx sw", "on channel", "per record")
     print("Transport system calls (program fd 0/1 + futex; task's reads/writes of those pipes or")
     print("futex on its rings) and voluntary context switches (program + the task's map thread")
-    print("and output thread), per record moved (map input + output records).")
+    print("and output thread), per record moved (map input + output records). 'on channel': the")
+    print("voluntary switches spent waiting on the record channel, by kernel stack, counted to")
+    print("favour pipes (pipes: the program's pipe waits + the map thread's; rings: the program's")
+    print("futex waits + every futex wait of the task on a ring address, slept or not, + both")
+    print("sides' pipe waits, i.e. the set-up handshake).")
     print(head)
     for name, r in result.items():
         sc = moving(r["syscalls_program"]) + moving(r["syscalls_task"])
         sw = r["switches_program"][0] + r["switches_task"][0]
+        ch = channel_switches(r, not name.endswith("-pipes"))
         n = r["records_moved"]
-        print("%-22s %10d %12d %12.5f %10d %10.5f" % (name, n, sc, sc / n, sw, sw / n))
+        print("%-22s %10d %10d %12.5f %11d %11d %12.6f" % (name, n, sc, sc / n, sw, ch, ch / n))
     print()
     print("futex waits on the rings (each at most one of the voluntary switches above; the rest")
     print("are the same threads blocking for other reasons):",
@@ -159,10 +228,18 @@ def main(out):
                 sb = moving(b["syscalls_program"]) + moving(b["syscalls_task"])
                 wa = a["switches_program"][0] + a["switches_task"][0]
                 wb = b["switches_program"][0] + b["switches_task"][0]
-                print("  %-20s vs %-22s syscalls %8.1fx   context switches %8.1fx" % (
-                    other, name, (sa / a["records_moved"]) / max(sb, 1) * b["records_moved"],
-                    (wa / a["records_moved"]) / max(wb, 1) * b["records_moved"]))
+                ca, cb = channel_switches(a, False), channel_switches(b, True)
+                per = lambda x, r: x / r["records_moved"]
+                print("  %-20s vs %-22s syscalls %8.1fx   context switches %6.1fx"
+                      "   on channel %6.1fx" % (
+                          other, name, per(sa, a) / max(per(sb, b), 1e-12),
+                          per(wa, a) / max(per(wb, b), 1e-12),
+                          per(ca, a) / max(per(cb, b), 1e-12)))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1:] == ["--classify-switches"]:
+        for (comm, state, kind), n in sorted(classify_switches(sys.stdin).items()):
+            print("%d\t%s\t%s\t%s" % (n, comm, state, kind))
+    else:
+        main(sys.argv[1])
