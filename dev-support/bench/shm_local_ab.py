@@ -23,9 +23,9 @@ import hashlib
 import json
 import os
 import random
+import re
 import subprocess
 import sys
-import re
 import time
 from datetime import datetime
 from pathlib import Path
@@ -144,6 +144,7 @@ log4j.appender.console.target=System.err
 log4j.appender.console.layout=org.apache.log4j.PatternLayout
 log4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p %c{2}: %m%n
 """
+LOG4J_FILE = "log4j-ms.properties"
 EXECUTOR_DONE = re.compile(rb"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) INFO mapred\.LocalJobRunner: "
                            rb"(?:map|reduce) task executor complete\.$", re.M)
 
@@ -162,8 +163,7 @@ def run(home: Path, out: Path, inp: Path, name: str, args: list[str],
     subprocess.run(["rm", "-rf", str(target)], check=True)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # this shell sets it
     env |= {"HADOOP_HOME": str(home), "HADOOP_CONF_DIR": str(home / "etc/hadoop")}
-    log4j = out / "log4j-ms.properties"
-    log4j.write_text(LOG4J_MS)
+    log4j = out / LOG4J_FILE  # written by main()
     env["HADOOP_CLIENT_OPTS"] = (env.get("HADOOP_CLIENT_OPTS", "") + f" -Dlog4j.configuration=file:{log4j}").strip()
     local = ["-D", "mapreduce.framework.name=local", "-D", "fs.defaultFS=file:///",
              "-D", "mapreduce.job.reduces=1"]
@@ -204,6 +204,7 @@ def main() -> None:
     a = ap.parse_args()
     home, out = a.home.resolve(), a.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
+    (out / LOG4J_FILE).write_text(LOG4J_MS)
     inp = out / f"input-{a.mb}m"
     if not inp.exists():
         generate(inp, a.mb)

@@ -159,7 +159,7 @@ def channel_switches(r, rings):
     JVM on a ring address (strace), whether or not it slept, plus both sides' pipe waits (the
     set-up handshake still runs over the pipes)."""
     c = r["channel"]
-    if rings:  # the perf run's sleeps or the strace run's waits, whichever is more
+    if rings:
         return max(c["prog_futex"], r["syscalls_program"].get("futex_wait", 0)) \
             + r["syscalls_task"].get("futex_wait", 0) + c["prog_pipe"] + c["map_thread_pipe"]
     return c["prog_pipe"] + c["map_thread_pipe"]

@@ -19,6 +19,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.zip.CRC32;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -137,7 +138,8 @@ public final class MergeBench {
     CompressionCodec codec = codec(conf, Files.readString(dir.resolve("codec")).trim());
     CountingReporter reporter = new CountingReporter();
     Counters c = reporter.counters;
-    Throwable[] failure = new Throwable[1];
+    // The first failure of a fetcher thread or of stock's merge threads.
+    AtomicReference<Throwable> failure = new AtomicReference<>();
     FileSystem fs = FileSystem.getLocal(conf);
     MergeManager<Text, BytesWritable> merger = impl.equals("kism")
         ? new KismMergeManager<>(REDUCE, conf, fs, codec, new MROutputFiles(), reporter,
@@ -145,8 +147,8 @@ public final class MergeBench {
         : new MergeManagerImpl<>(REDUCE, conf, fs, new LocalDirAllocator(MRConfig.LOCAL_DIR),
             reporter, codec, null, null, c.findCounter(TaskCounter.SPILLED_RECORDS),
             c.findCounter(TaskCounter.COMBINE_INPUT_RECORDS),
-            c.findCounter(TaskCounter.MERGED_MAP_OUTPUTS), t -> failure[0] = t, new Progress(),
-            new MROutputFiles());
+            c.findCounter(TaskCounter.MERGED_MAP_OUTPUTS), t -> failure.compareAndSet(null, t),
+            new Progress(), new MROutputFiles());
     ShuffleClientMetrics metrics = ShuffleClientMetrics.create(REDUCE, conf);
     MapHost host = new MapHost("localhost", "http://localhost:0/");
     List<String[]> index = new ArrayList<>();
@@ -157,8 +159,7 @@ public final class MergeBench {
     long cpu0 = cpuNanos();
     long t0 = System.nanoTime();
     // As many feeding threads as the reduce has fetchers, each taking the next map output.
-    int fetchers = conf.getInt(MRJobConfig.SHUFFLE_PARALLEL_COPIES,
-        5); // stock Shuffle's default
+    int fetchers = conf.getInt(MRJobConfig.SHUFFLE_PARALLEL_COPIES, 5); // stock Shuffle's default
     AtomicInteger nextMap = new AtomicInteger();
     AtomicLong shuffledBytes = new AtomicLong();
     List<Thread> threads = new ArrayList<>();
@@ -166,16 +167,12 @@ public final class MergeBench {
       int fetcher = f;
       Thread t = new Thread(() -> {
         try {
-          for (int m; (m = nextMap.getAndIncrement()) < index.size() && failure[0] == null; ) {
+          for (int m; (m = nextMap.getAndIncrement()) < index.size() && failure.get() == null; ) {
             shuffledBytes.addAndGet(feed(merger, dir, index.get(m), m, fetcher, host, metrics,
                 reporter));
           }
         } catch (Throwable e) {
-          synchronized (failure) {
-            if (failure[0] == null) {
-              failure[0] = e;
-            }
-          }
+          failure.compareAndSet(null, e);
         }
       }, "fetcher#" + f);
       t.start();
@@ -184,8 +181,8 @@ public final class MergeBench {
     for (Thread t : threads) {
       t.join();
     }
-    if (failure[0] != null) {
-      throw failure[0];
+    if (failure.get() != null) {
+      throw failure.get();
     }
     long shuffled = shuffledBytes.get();
     long t1 = System.nanoTime();
@@ -217,8 +214,8 @@ public final class MergeBench {
     it.close();
     long t3 = System.nanoTime();
     long cpu3 = cpuNanos();
-    if (failure[0] != null) {
-      throw failure[0];
+    if (failure.get() != null) {
+      throw failure.get();
     }
     long read = 0;
     long written = 0;
