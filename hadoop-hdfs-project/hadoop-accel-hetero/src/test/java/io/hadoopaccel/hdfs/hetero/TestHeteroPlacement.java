@@ -25,6 +25,7 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.DFSTestUtil;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
@@ -90,14 +91,18 @@ class TestHeteroPlacement {
         java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + text.length()));
   }
 
-  private static void write(String path, int blocks, short replication) throws IOException {
+  private static void write(String path, int blocks, short replication) throws Exception {
     byte[] buf = new byte[BLOCK];
     new Random(path.hashCode()).nextBytes(buf);
-    try (FSDataOutputStream out = fs.create(new org.apache.hadoop.fs.Path(path), replication)) {
+    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(path);
+    try (FSDataOutputStream out = fs.create(file, replication)) {
       for (int i = 0; i < blocks; i++) {
         out.write(buf);
       }
     }
+    // close() returns once one replica of the last block is reported; the NameNode learns of
+    // the others from the DataNodes' incremental reports, which may still be on their way.
+    DFSTestUtil.waitReplication(fs, file, replication);
   }
 
   /** Blocks of every file under {@code dir} with a replica on each host. */
@@ -152,7 +157,7 @@ class TestHeteroPlacement {
   }
 
   @Test
-  void replicationOneFollowsTable32() throws IOException {
+  void replicationOneFollowsTable32() throws Exception {
     // Nodes d and e are not in profile "three": they get ratio 1 (with a warning) unless
     // excluded; bind a profile that names all five to check the seed's 6 : 3 : 2 instead.
     writeProfiles(Files.readString(profilesFile)
@@ -164,7 +169,7 @@ class TestHeteroPlacement {
   }
 
   @Test
-  void replicationOneFollowsTable34() throws IOException {
+  void replicationOneFollowsTable34() throws Exception {
     write("/grep/input", 48, (short) 1);
     Map<String, Double> grep = Map.of("node-a", 1.0, "node-b", 2.0, "node-c", 3.3,
         "node-d", 3.3, "node-e", 3.3);
@@ -177,7 +182,7 @@ class TestHeteroPlacement {
   }
 
   @Test
-  void replicationTwoPlacesFirstReplicasByShare() throws IOException {
+  void replicationTwoPlacesFirstReplicasByShare() throws Exception {
     writeProfiles(Files.readString(profilesFile) + "bind /r2 wc\n");
     write("/r2/input", 40, (short) 2);
     // node-e is unknown to profile wc: ratio 1, like the fastest.
@@ -195,7 +200,7 @@ class TestHeteroPlacement {
   }
 
   @Test
-  void unboundFilesAreLeftToStock() throws IOException {
+  void unboundFilesAreLeftToStock() throws Exception {
     write("/elsewhere/input", 8, (short) 1);
     assertTrue(firstReplicasPerHost("/elsewhere").values().stream().allMatch(c -> c == 0));
     assertNull(placement().choose("/elsewhere/input", Collections.emptySet(), null));
@@ -221,7 +226,7 @@ class TestHeteroPlacement {
   }
 
   @Test
-  void profileEditsApplyWithoutRestartAndTyposAreIgnored() throws IOException {
+  void profileEditsApplyWithoutRestartAndTyposAreIgnored() throws Exception {
     String good = Files.readString(profilesFile);
     writeProfiles(good + "profile flat\nnode node-a 1\nnode node-b 1\nnode node-c 1\n"
         + "node node-d 1\nnode node-e 1\nbind /flat flat\n");
@@ -257,7 +262,7 @@ class TestHeteroPlacement {
   }
 
   @Test
-  void readsBackWhatWasWritten() throws IOException {
+  void readsBackWhatWasWritten() throws Exception {
     write("/grep/check", 3, (short) 1);
     FileStatus st = fs.getFileStatus(new org.apache.hadoop.fs.Path("/grep/check"));
     assertEquals(3L * BLOCK, st.getLen());
