@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Baseline of stock Hadoop on every workload: stock-vs-stock A/B runs (so the harness's own bias
-# shows as the spread of the ratio around 1.0) on one cluster, reports under baselines/.
+# shows as the spread of the ratio around 1.0) on one cluster, reports under benchmarks/baselines/.
 #
 #   dev-support/bench/baseline.sh [--cluster-env FILE] [--size 64m] [-n 2] [--warmup 1] [WORKLOAD ...]
 #
@@ -38,7 +38,7 @@ if [[ -z $env_file ]]; then
   env_file=$work/cluster.env
 fi
 kind=$($own && echo pseudo || echo emulated)
-out=$here/baselines/$(date +%Y-%m-%d)-$kind
+out=$repo/benchmarks/baselines/$(date +%Y-%m-%d)-$kind
 mkdir -p "$out"
 
 failed=()

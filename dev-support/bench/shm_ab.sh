@@ -2,8 +2,8 @@
 # ShmStreaming's job benchmarks (issue 4): each line is one interleaved A/B experiment of ab.py
 # on a running cluster (pseudo-cluster or emulated; needs a tarball built with -Pnative).
 #   dev-support/bench/shm_ab.sh CLUSTER_ENV OUT_DIR [SIZE_C] [SIZE_PY] [PAIRS]
-# Reports land in OUT_DIR/<experiment>/report.md; summarise them with the module's
-# benchmarks/README.md table.
+# Reports land in OUT_DIR/<experiment>/report.md; summarise them with the
+# benchmarks/shmstreaming/README.md table.
 set -euo pipefail
 env_file=$1 out=$2 size_c=${3:-128m} size_py=${4:-64m} n=${5:-3}
 cd "$(dirname "${BASH_SOURCE[0]}")"

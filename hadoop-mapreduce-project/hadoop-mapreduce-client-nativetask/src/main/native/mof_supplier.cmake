@@ -23,6 +23,6 @@ target_compile_definitions(jbs_supplier_process_test PRIVATE
 add_dependencies(jbs_supplier_process_test jbs_mof_supplier)
 gtest_discover_tests(jbs_supplier_process_test PROPERTIES TIMEOUT 60)
 
-# Throughput benchmark (run by hand; results in benchmarks/README.md), not a test.
+# Throughput benchmark (run by hand; results in the repository's benchmarks/jbs/README.md), not a test.
 add_executable(jbs_supplier_bench test/mof_supplier_bench.cc)
 target_link_libraries(jbs_supplier_bench PRIVATE jbs_supplier)

@@ -1,6 +1,6 @@
 // jbs_supplier_bench: fetch throughput of the MOFSupplier's serving paths over loopback TCP,
 // against a baseline that streams the same bytes from memory over the same connections (what
-// loopback TCP itself allows). Not run by ctest; numbers in the module's benchmarks/README.md.
+// loopback TCP itself allows). Not run by ctest; numbers in benchmarks/jbs/README.md.
 //
 //   jbs_supplier_bench [--maps 8] [--partitions 8] [--part-bytes 2097152] [--conns 8]
 //                      [--window 4] [--dir /tmp] [--only epoll|threaded] [--cold 1]

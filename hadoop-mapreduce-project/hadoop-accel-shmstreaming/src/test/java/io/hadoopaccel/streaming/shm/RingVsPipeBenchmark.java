@@ -30,8 +30,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Records per second the task JVM pushes to a streaming program: through ShmStreaming's input
  * ring vs through the program's stdin pipe as upstream streaming does. JMH, not a test (surefire
- * runs {@code Test*}); run by {@code dev-support/bench/shm_jmh.sh}, described in the module's
- * {@code benchmarks/README.md}.
+ * runs {@code Test*}); run by {@code dev-support/bench/shm_jmh.sh}, described in
+ * {@code benchmarks/shmstreaming/README.md} at the top of the repository.
  *
  * <p>One op is one record of {@code size} bytes: key TAB value NEWLINE (key 1-8 bytes, the value
  * the rest), written with the four calls upstream's {@code TextInputWriter} makes per record on
