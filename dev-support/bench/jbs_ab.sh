@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# JBS native shuffle benchmarks (issue 7): brings up the emulated cluster with the JBS aux
+# JBS native shuffle benchmarks (seed 001 §V): brings up the emulated cluster with the JBS aux
 # service on every NodeManager (stock ShuffleHandler still serves A and any fallback; the nodes
 # share /tmp, so each NetMerger gets its own socket path), then runs
 # one interleaved A/B of ab.py per workload: A = stock Shuffle, B = JbsShuffle.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# JBS shuffle throughput against the link (issue 7): one reduce's shuffle end to end
+# JBS shuffle throughput against the link (seed 001 §V): one reduce's shuffle end to end
 # (jbs_net_merger_e2e_bench: the daemon's EpollServer supplier, the NetMerger, a reducer
 # draining the merged stream) inside a private network namespace whose loopback is shaped to
 # BW with tbf, so every fetched byte crosses a BW link; the reducer's Unix socket does not.

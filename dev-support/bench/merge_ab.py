@@ -10,7 +10,7 @@ each run starts a fresh JVM (MergeBench in hadoop-accel-kism's test classes) tha
 upstream's MergeManagerImpl ("stock") or to KISM ("kism") exactly as fetchers do, from
 mapreduce.reduce.shuffle.parallelcopies threads (5 unless an IMPL sets it), and a reduce
 that checksums every record. A cluster job with 500 maps would spend its time starting map JVMs
-on a 2-core machine; this isolates what the issue is about: the reduce side's merge.
+on a 2-core machine; this isolates what KISM changes (seed 002 §4): the reduce side's merge.
 
 Phases: shuffle (feeding every map output, incl. stock's background merges), merge (the
 manager's close(): stock's final merge setup, KISM's value-log write), reduce (consuming the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ShmStreaming's job benchmarks (issue 4): each line is one interleaved A/B experiment of ab.py
+# ShmStreaming's job benchmarks (seed 000 §V): each line is one interleaved A/B experiment of ab.py
 # on a running cluster (pseudo-cluster or emulated; needs a tarball built with -Pnative).
 #   dev-support/bench/shm_ab.sh CLUSTER_ENV OUT_DIR [SIZE_C] [SIZE_PY] [PAIRS]
 # Reports land in OUT_DIR/<experiment>/report.md; summarise them with the
@@ -16,7 +16,7 @@ ab() {
 }
 mkdir -p "$out"
 unbuffered="-cmdenv PYTHONUNBUFFERED=1"
-# The issue's Python case: an unmodified stdin/stdout script over pipes vs the two-line-changed
+# Python, seed 000 §III: an unmodified stdin/stdout script over pipes vs the two-line-changed
 # script over the rings, both with PYTHONUNBUFFERED=1 (common in container images).
 ab py-wc-unbuffered --workload streaming-wc-py --b-workload shm-wc-py --size "$size_py" \
   --a-name pipes --a-args="$unbuffered" --b-name shm --b-args="$unbuffered -io shm"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ShmStreaming's Java side (issue 4): JMH microbenchmark RingVsPipeBenchmark (the shmstreaming
+# ShmStreaming's Java side (seed 000): JMH microbenchmark RingVsPipeBenchmark (the shmstreaming
 # module's test sources): records/s the task JVM pushes to a program that discards them, through
 # the input ring vs through the program's stdin pipe as upstream streaming does; record sizes
 # 16 B - 64 KiB, ring batch 1, 16, 256, 4096 and auto.

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""ShmStreaming on the local job runner (issue 4): one streaming job, several transports.
+"""ShmStreaming on the local job runner (seed 000 §V): one streaming job, several transports.
 
 The job runs in one JVM with its program on this machine (no YARN), where the cost of moving
-records is a larger share of the time than on a cluster; this is where the issue's stock
+records is a larger share of the time than on a cluster; this is where ShmStreaming's stock
 baselines were measured. Each variant runs once per round, rounds interleave the variants
 (A B C ... A B C ...), after one warm-up round. Reports the median job time of each variant,
 its ratio to the first variant's median and the min-max of the per-round ratios; checks that

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ShmStreaming's transport cost (issue 4): system calls and context switches spent moving records
+# ShmStreaming's transport cost (seed 000): system calls and context switches spent moving records
 # between a streaming task and its program, pipes vs rings, per record moved.
 #   dev-support/bench/shm_syscalls.sh HADOOP_HOME OUT_DIR [INPUT_MB [RUN-PREFIX]]
 # (RUN-PREFIX re-runs only the runs whose names start with it, keeping the others' results.)

@@ -2,7 +2,7 @@
 """Streaming WordCount mapper written the naive way: one print() per word.
 
 With PYTHONUNBUFFERED=1 (common in container images) every record is one write() system call,
-the case where the transport's cost shows (ShmStreaming, issue 4). Text mode: for ASCII input
+the case where the transport's cost shows (ShmStreaming, seed 000 §III). Text mode: for ASCII input
 its output equals wordcount_mapper.py's.
 """
 import sys

@@ -1,5 +1,5 @@
 // Ring vs pipe between two processes: records/s when the writer hands over one record per
-// call (the unbuffered program the issue measures), and GB/s of bulk transfers, copying and
+// call (an unbuffered program, seed 000 §III), and GB/s of bulk transfers, copying and
 // zero-copy, vs memcpy (cache-hot, with the ring's footprint, and out of lines another core
 // has just written: the hardware's ceiling for moving bytes between two processes).
 //   shm_bench [capacity]            records and bulk

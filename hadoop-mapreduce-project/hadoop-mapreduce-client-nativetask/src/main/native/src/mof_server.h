@@ -2,7 +2,7 @@
 // requests in order with the DataEngine, one thread per connection. A connection that sends
 // anything but a valid request frame is closed (its request id is unknown, so there is nobody
 // to answer); the server and its other connections carry on. The epoll server with a request
-// queue and the pipelined DataCache (issue 7) replaces the threads, not this interface.
+// queue and the pipelined DataCache (seed 001 §III-B) replaces the threads, not this interface.
 #ifndef HADOOP_ACCEL_JBS_MOF_SERVER_H
 #define HADOOP_ACCEL_JBS_MOF_SERVER_H
 

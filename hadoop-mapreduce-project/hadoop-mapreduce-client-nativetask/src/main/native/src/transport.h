@@ -1,5 +1,5 @@
 // The byte-moving layer under MOFSupplier and NetMerger, kept abstract so that TCP now and
-// RDMA later (issue 7) slot in without touching the protocol, caches or scheduler. Calls are
+// RDMA later (seed 001 §IV) slot in without touching the protocol, caches or scheduler. Calls are
 // blocking and return 0 or a positive errno value. Memory that will be sent from or received
 // into (the BufferPool's block) is registered once: a no-op for TCP, ibv_reg_mr for RDMA.
 #ifndef HADOOP_ACCEL_JBS_TRANSPORT_H

@@ -1,5 +1,5 @@
 /*
- * JBS MOFSupplier (seeds 001, 004; issue 7): the public C API of libhadoop_jbs.
+ * JBS MOFSupplier (seeds 001, 004): the public C API of libhadoop_jbs.
  *
  * This first cut exposes the pieces a peer (NetMerger, a Java binding, a test client) needs to
  * speak to a MOFSupplier: encoding and decoding of the versioned, length-prefixed fetch
