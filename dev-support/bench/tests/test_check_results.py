@@ -19,7 +19,7 @@ def repo_with(tmp_path, files):
 
 def run(repo, *args):
     p = subprocess.run([sys.executable, str(SCRIPT), "--repo", str(repo), *args],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                       capture_output=True, text=True, check=False)
     return p.returncode, p.stdout + p.stderr
 
 
