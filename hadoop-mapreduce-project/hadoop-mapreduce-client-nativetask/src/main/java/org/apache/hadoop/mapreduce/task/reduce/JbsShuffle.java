@@ -63,7 +63,10 @@ public class JbsShuffle<K, V> extends Shuffle<K, V> {
       } catch (IOException e) {
         why = e.getMessage() == null ? e.toString() : e.getMessage();
         LOG.debug("JBS native path failed", e);
+        reporter.incrCounter(JbsCounter.SESSION_FALLBACKS, 1);
       }
+    } else if (JbsEligibility.isEncryptionReason(why)) {
+      reporter.incrCounter(JbsCounter.ENCRYPTION_FALLBACKS, 1);
     }
     LOG.info("JBS is off for {}: {}; running stock shuffle", reduceId, why);
     reporter.incrCounter(JbsCounter.FALLBACKS, 1);
