@@ -208,13 +208,10 @@ public final class NativeShuffleSession<K, V> implements ExceptionReporter,
       if (f.type == ReducerProtocol.ERROR) {
         throw new IOException("NetMerger error " + ReducerProtocol.error(f));
       }
-      ReducerProtocol.expect(f, ReducerProtocol.REGISTERED);
-      ReducerProtocol.Body b = new ReducerProtocol.Body(f);
-      int status = b.u16();
-      String message = b.string();
-      b.end();
-      if (status != 0) {
-        throw new IOException("NetMerger refused REGISTER (status " + status + "): " + message);
+      ReducerProtocol.Registered r = ReducerProtocol.registered(f);
+      if (r.status != 0) {
+        throw new IOException("NetMerger refused REGISTER (status " + r.status + "): "
+            + r.message);
       }
     } catch (Throwable t) {
       handshakeFailure = t;
@@ -364,11 +361,10 @@ public final class NativeShuffleSession<K, V> implements ExceptionReporter,
   }
 
   private void mapFetched(ReducerProtocol.Frame f) throws IOException {
-    ReducerProtocol.Body b = new ReducerProtocol.Body(f);
-    long index = b.u32();
-    long partLength = b.u64();
-    String attempt = b.string();
-    b.end();
+    ReducerProtocol.MapFetched m = ReducerProtocol.mapFetched(f);
+    long index = m.index;
+    long partLength = m.partLength;
+    String attempt = m.attempt;
     Pending p = pending.remove(attempt);
     if (p == null || p.id.getTaskID().getId() != index) {
       throw new ReducerProtocol.ProtocolException("MAP_FETCHED for unknown map " + index + " "
@@ -380,16 +376,25 @@ public final class NativeShuffleSession<K, V> implements ExceptionReporter,
   }
 
   private void fetchFailed(ReducerProtocol.Frame f) throws IOException {
-    ReducerProtocol.Body b = new ReducerProtocol.Body(f);
-    long index = b.u32();
-    boolean connectFailed = b.u8() != 0;
-    String attempt = b.string();
-    String message = b.string();
-    b.end();
+    ReducerProtocol.FetchFailed m = ReducerProtocol.fetchFailed(f);
+    long index = m.index;
+    boolean connectFailed = m.connectFailed;
+    String attempt = m.attempt;
+    String message = m.message;
     Pending p = pending.remove(attempt);
     if (p == null || p.id.getTaskID().getId() != index) {
       throw new ReducerProtocol.ProtocolException("FETCH_FAILED for unknown map " + index + " "
           + attempt);
+    }
+    if (connectFailed) {
+      // The node's MOFSupplier refuses connections (after the NetMerger's retries): the node
+      // cannot serve natively, e.g. its daemon would not start. That says nothing about the map
+      // output, which its stock ShuffleHandler may well serve: no fetch failure for the AM
+      // (those re-run maps); the session fails and, before the first record, the reduce runs
+      // stock shuffle.
+      throw new IOException("the MOFSupplier on " + hostOnly(p.host.getHostName()) + ":"
+          + supplierPort + " cannot be reached"
+          + " (" + message + "); its map outputs are left to stock shuffle");
     }
     LOG.warn("NetMerger could not fetch {} from {}: {}", attempt, p.host.getHostName(), message);
     // As upstream's Fetcher: count the failure (the scheduler tells the AM when enough pile

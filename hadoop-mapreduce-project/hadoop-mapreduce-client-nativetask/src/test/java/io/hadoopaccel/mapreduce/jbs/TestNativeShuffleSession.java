@@ -23,7 +23,12 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.mapred.JbsTestTaskStatus;
+import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.Reporter;
+import org.apache.hadoop.mapreduce.TaskAttemptID;
+import org.apache.hadoop.mapreduce.task.reduce.ShuffleSchedulerImpl;
+import org.apache.hadoop.util.Progress;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -304,6 +309,139 @@ class TestNativeShuffleSession {
           s.close();
         }
       });
+      merger.get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // The fetch phase, with upstream's scheduler
+
+  private static final String ATTEMPT = "attempt_1700000000000_0003_m_000000_0";
+
+  private static ShuffleSchedulerImpl<Object, Object> scheduler(NativeShuffleSession<Object,
+      Object> s, org.apache.hadoop.mapred.Counters.Counter failedShuffles) {
+    JobConf conf = new JobConf(false);
+    conf.setNumMapTasks(1);
+    org.apache.hadoop.mapred.Counters counters = new org.apache.hadoop.mapred.Counters();
+    ShuffleSchedulerImpl<Object, Object> sched = new ShuffleSchedulerImpl<>(conf,
+        JbsTestTaskStatus.reduce(), TaskAttemptID.forName(
+            "attempt_1700000000000_0003_r_000002_0"), s, new Progress(),
+        counters.findCounter("t", "shuffled"), counters.findCounter("t", "bytes"),
+        failedShuffles);
+    sched.addKnownMapOutput("host1:13562", "http://host1:13562/mapOutput",
+        TaskAttemptID.forName(ATTEMPT));
+    return sched;
+  }
+
+  /** Reads the reduce's MAP_OUTPUT; answers FETCH_FAILED (or nothing), then waits for EOF. */
+  private CompletableFuture<Void> fetchPhaseMerger(ServerSocketChannel server,
+      Integer connectFailed) {
+    return CompletableFuture.runAsync(() -> {
+      try (SocketChannel c = server.accept()) {
+        c.write(ByteBuffer.wrap(TestReducerProtocol.frame(ReducerProtocol.HELLO, NONCE)));
+        InputStream in = Channels.newInputStream(c);
+        byte[] h = in.readNBytes(12);
+        in.readNBytes(ByteBuffer.wrap(h).getInt(8));
+        c.write(ByteBuffer.wrap(TestReducerProtocol.frame(ReducerProtocol.REGISTERED,
+            new byte[4])));
+        h = in.readNBytes(12);
+        assertEquals(ReducerProtocol.MAP_OUTPUT, ByteBuffer.wrap(h).getShort(6));
+        in.readNBytes(ByteBuffer.wrap(h).getInt(8));
+        if (connectFailed != null) {
+          byte[] a = ATTEMPT.getBytes(StandardCharsets.UTF_8);
+          byte[] m = "connect to host1:13570: Connection refused".getBytes(
+              StandardCharsets.UTF_8);
+          ByteBuffer b = ByteBuffer.allocate(4 + 1 + 2 + a.length + 2 + m.length);
+          b.putInt(0).put(connectFailed.byteValue()).putShort((short) a.length).put(a)
+              .putShort((short) m.length).put(m);
+          writeAll(c, TestReducerProtocol.frame(ReducerProtocol.FETCH_FAILED, b.array()));
+        }
+        in.read(); // until the reduce closes
+      } catch (Exception e) {
+        throw new RuntimeException(e);
+      }
+    });
+  }
+
+  /** Polls checkFailed() (as JbsShuffle's loop does) until it throws; bounded. */
+  private static IOException awaitFailure(NativeShuffleSession<Object, Object> s)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (System.nanoTime() < deadline) {
+      try {
+        s.checkFailed();
+      } catch (IOException e) {
+        return e;
+      }
+      Thread.sleep(20);
+    }
+    throw new AssertionError("the session never failed");
+  }
+
+  /**
+   * Issue 24 item 7: a supplier that refuses connections (a node whose daemon would not start)
+   * is not a fetch failure for the AM (those re-run maps that stock shuffle could serve): the
+   * session fails, so the reduce runs stock shuffle. Any other FETCH_FAILED is reported.
+   */
+  @Test
+  void anUnreachableSupplierFailsTheSessionWithoutAFetchFailure() throws Exception {
+    for (int connectFailed : new int[] {1, 0}) {
+      java.nio.file.Files.deleteIfExists(dir.resolve("m.sock"));
+      try (ServerSocketChannel server = listen()) {
+        CompletableFuture<Void> merger = fetchPhaseMerger(server, connectFailed);
+        NativeShuffleSession<Object, Object> s = open(5000);
+        org.apache.hadoop.mapred.Counters.Counter failed =
+            new org.apache.hadoop.mapred.Counters().findCounter("t", "failed");
+        ShuffleSchedulerImpl<Object, Object> sched = scheduler(s, failed);
+        try {
+          s.start(sched);
+          if (connectFailed == 1) {
+            IOException e = awaitFailure(s);
+            assertTrue(e.getMessage().contains("MOFSupplier on host1:13570 cannot be reached"),
+                e.getMessage());
+            assertEquals(0, failed.getValue(), "reported as a fetch failure");
+          } else {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (failed.getValue() == 0 && System.nanoTime() < deadline) {
+              Thread.sleep(20);
+            }
+            assertEquals(1, failed.getValue());
+            try {
+              s.checkFailed();
+            } catch (IOException e) {
+              // Upstream's scheduler may give up on a 1-map job at once; the session did not.
+              assertTrue(!e.getMessage().contains("cannot be reached"), e.getMessage());
+            }
+          }
+        } finally {
+          s.close();
+          sched.close();
+        }
+        merger.get(10, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  /** A NetMerger that never answers a MAP_OUTPUT fails the session within the read timeout. */
+  @Test
+  void aNetMergerSilentOnAMapOutputFailsTheSessionWithinTheReadTimeout() throws Exception {
+    try (ServerSocketChannel server = listen()) {
+      CompletableFuture<Void> merger = fetchPhaseMerger(server, null);
+      NativeShuffleSession<Object, Object> s = open(5000, 500);
+      org.apache.hadoop.mapred.Counters.Counter failed =
+          new org.apache.hadoop.mapred.Counters().findCounter("t", "failed");
+      ShuffleSchedulerImpl<Object, Object> sched = scheduler(s, failed);
+      try {
+        long t0 = System.nanoTime();
+        s.start(sched);
+        IOException e = awaitFailure(s);
+        assertTrue(e.getMessage().contains("while 1 map outputs were outstanding"),
+            e.getMessage());
+        assertTrue((System.nanoTime() - t0) / 1_000_000 >= 500);
+      } finally {
+        s.close();
+        sched.close();
+      }
       merger.get(10, TimeUnit.SECONDS);
     }
   }
