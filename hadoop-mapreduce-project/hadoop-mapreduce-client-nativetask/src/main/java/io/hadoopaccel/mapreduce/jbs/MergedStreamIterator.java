@@ -100,12 +100,13 @@ public class MergedStreamIterator implements RawKeyValueIterator {
         payload.position(payload.limit());
       } else if (live > 0 && data != carry) {
         // A record runs past the end of its payload: assemble it in the carry.
-        toCarry(n);
+        toCarry(live);
       } else if (live > 0 && inPayload) {
-        if (carry.length - pos < n) {
-          toCarry(n);
-        }
+        // The carry grows with the bytes that arrive, not with the length a record claims.
         int k = Math.min(n - live, payload.remaining());
+        if (carry.length - limit < k) {
+          toCarry(live + k);
+        }
         payload.get(carry, limit, k);
         limit += k;
       } else if (ended) {
