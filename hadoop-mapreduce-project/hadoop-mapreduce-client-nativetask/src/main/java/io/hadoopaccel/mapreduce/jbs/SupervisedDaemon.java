@@ -37,7 +37,7 @@ public final class SupervisedDaemon {
   private static final Object EOF = new Object();
   private static final long MAX_BACKOFF_MS = 60_000;
   private static final long HEALTHY_MS = 60_000;
-  /** Failed starts in a row before giving up (with 1 s doubling to 60 s: about 3 minutes). */
+  /** Failed starts in a row before giving up (1 s doubling to 60 s between them: about 2 min). */
   static final int DEFAULT_MAX_FAILED_STARTS = 8;
 
   private final String name;

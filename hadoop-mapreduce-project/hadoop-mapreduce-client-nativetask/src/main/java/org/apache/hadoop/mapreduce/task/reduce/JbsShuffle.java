@@ -82,8 +82,8 @@ public class JbsShuffle<K, V> extends Shuffle<K, V> {
     }
     byte[] secret = context.getReduceTask().getShuffleSecret().getEncoded();
     NativeShuffleSession<K, V> s = NativeShuffleSession.open(cfg.mergerSocket,
-        cfg.connectTimeoutMs, cfg.reducerReadTimeoutMs, reduceId.getJobID().toString(), reduceId.getTaskID().getId(),
-        conf.getNumMapTasks(), JbsEligibility.keyType(conf),
+        cfg.connectTimeoutMs, cfg.reducerReadTimeoutMs, reduceId.getJobID().toString(),
+        reduceId.getTaskID().getId(), conf.getNumMapTasks(), JbsEligibility.keyType(conf),
         JbsEligibility.codec(context.getCodec()), secret, context.getReporter(),
         cfg.supplierPort);
     session = s;
