@@ -74,6 +74,9 @@ public final class AccelConfigKeys {
   public static final String JBS_CONNECT_TIMEOUT_MS = PREFIX + "jbs.connect.timeout.ms";
   public static final String JBS_READ_TIMEOUT_MS = PREFIX + "jbs.read.timeout.ms";
 
+  /** JBS: longest a reduce waits for any frame from its NetMerger while it expects one. */
+  public static final String JBS_REDUCER_READ_TIMEOUT_MS = PREFIX + "jbs.reducer.read.timeout.ms";
+
   /** JBS: NetMerger fetch attempts before FETCH_FAILED. */
   public static final String JBS_FETCH_RETRIES = PREFIX + "jbs.fetch.retries";
 

@@ -102,9 +102,10 @@ public class JbsAuxService extends AuxiliaryService implements JbsJobTokens.List
 
   private static void startDaemon(SupervisedDaemon d) {
     try {
-      d.start();
-    } catch (IOException e) {
-      LOG.error("JBS native shuffle: could not start {}: {}", d, e.getMessage());
+      if (!d.start()) {
+        LOG.error("JBS native shuffle: could not start {}: {}; retrying in the background", d,
+            d.lastStartFailure());
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -160,44 +161,48 @@ public class JbsAuxService extends AuxiliaryService implements JbsJobTokens.List
     addJob(app, user, secret);
   }
 
+  /*
+   * ADD_JOB / REMOVE_JOB are queued to each daemon's control thread (the NodeManager's
+   * dispatcher calls us and must not wait up to the reply timeout per daemon). The lock keeps
+   * the order of the queued commands that of the changes to `jobs`, so a REMOVE_JOB never
+   * overtakes its ADD_JOB, also not one re-sent after a restart.
+   */
+  private final Object jobsLock = new Object();
+
   private void addJob(ApplicationId app, String user, byte[] secret) {
     String job = jobId(app);
     String args = user + " " + ReducerProtocol.hex(secret);
-    if (args.equals(jobs.put(job, args))) {
-      return; // every container of the job repeats the application init
+    synchronized (jobsLock) {
+      if (args.equals(jobs.put(job, args))) {
+        return; // every container of the job repeats the application init
+      }
+      send(supplier, "ADD_JOB " + job + " " + args);
+      send(merger, "ADD_JOB " + job + " " + args);
     }
-    send(supplier, "ADD_JOB " + job + " " + args);
-    send(merger, "ADD_JOB " + job + " " + args);
   }
 
   @Override
   public void stopApplication(ApplicationTerminationContext context) {
     String job = jobId(context.getApplicationId());
-    if (jobs.remove(job) != null) {
-      send(supplier, "REMOVE_JOB " + job);
-      send(merger, "REMOVE_JOB " + job);
+    synchronized (jobsLock) {
+      if (jobs.remove(job) != null) {
+        send(supplier, "REMOVE_JOB " + job);
+        send(merger, "REMOVE_JOB " + job);
+      }
     }
   }
 
   private void resendJobs(SupervisedDaemon d) {
-    for (Map.Entry<String, String> e : jobs.entrySet()) {
-      send(d, "ADD_JOB " + e.getKey() + " " + e.getValue());
+    synchronized (jobsLock) {
+      for (Map.Entry<String, String> e : jobs.entrySet()) {
+        send(d, "ADD_JOB " + e.getKey() + " " + e.getValue());
+      }
     }
   }
 
   private static void send(SupervisedDaemon d, String line) {
-    if (d == null) {
-      return;
-    }
-    String verb = line.substring(0, line.indexOf(' '));
-    try {
-      String answer = d.command(line);
-      if (!answer.equals("OK")) {
-        LOG.error("JBS: {} answered {} to {}", d, answer, verb);
-      }
-    } catch (IOException e) {
-      // A dead daemon gets every live job again once restarted.
-      LOG.warn("JBS: {} for {} not delivered: {}", verb, d, e.getMessage());
+    if (d != null) {
+      d.submit(line);
     }
   }
 

@@ -28,6 +28,7 @@ public final class JbsConfig {
   public final int maxConnections;
   public final int connectTimeoutMs;
   public final int readTimeoutMs;
+  public final int reducerReadTimeoutMs;
   public final int fetchRetries;
   public final int fetchRetryBackoffMs;
   public final int restartBackoffMs;
@@ -62,6 +63,8 @@ public final class JbsConfig {
         Integer.MAX_VALUE);
     readTimeoutMs = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_READ_TIMEOUT_MS, 1,
         Integer.MAX_VALUE);
+    reducerReadTimeoutMs = AccelConfiguration.getInt(conf,
+        AccelConfigKeys.JBS_REDUCER_READ_TIMEOUT_MS, 1, Integer.MAX_VALUE);
     fetchRetries = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_FETCH_RETRIES, 0, 1000);
     fetchRetryBackoffMs = AccelConfiguration.getInt(conf,
         AccelConfigKeys.JBS_FETCH_RETRY_BACKOFF_MS, 0, Integer.MAX_VALUE);

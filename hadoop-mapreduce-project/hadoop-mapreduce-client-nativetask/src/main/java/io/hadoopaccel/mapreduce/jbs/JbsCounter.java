@@ -6,6 +6,13 @@ public enum JbsCounter {
   NATIVE_REDUCES,
   /** Reduces that ran stock Shuffle instead (the task log says why, in one line). */
   FALLBACKS,
+  /**
+   * Of FALLBACKS: reduces whose native session failed before the first merged record (NetMerger
+   * missing, refusing, dead or silent). With healthy daemons this stays 0.
+   */
+  SESSION_FALLBACKS,
+  /** Of FALLBACKS: jobs that ask for encrypted shuffle or intermediate data (no TLS in JBS). */
+  ENCRYPTION_FALLBACKS,
   /** On-disk map-output bytes the NetMerger fetched for native reduces (END's fetched_bytes). */
   BYTES_FETCHED_NATIVELY,
   /** Merge passes the NetMerger reported (1 per reduce when purely levitated). */

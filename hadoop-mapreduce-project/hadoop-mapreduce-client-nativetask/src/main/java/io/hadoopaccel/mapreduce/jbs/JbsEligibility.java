@@ -8,14 +8,16 @@ import org.apache.hadoop.io.WritableComparator;
 import org.apache.hadoop.io.compress.CompressionCodec;
 import org.apache.hadoop.io.compress.DefaultCodec;
 import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.mapreduce.MRConfig;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.TaskAttemptID;
 
 /**
  * What the NetMerger can merge (DESIGN.md §3): the raw comparisons of the registered
  * comparators of Text, BytesWritable, IntWritable and LongWritable, uncompressed or zlib
- * ({@link DefaultCodec}) map output, no intermediate encryption, and first attempts only (a
- * retried reduce runs stock shuffle).
+ * ({@link DefaultCodec}) map output, no intermediate encryption, no encrypted shuffle
+ * ({@code mapreduce.shuffle.ssl.enabled}: the daemons speak no TLS, so such jobs keep stock's
+ * HTTPS fetches), and first attempts only (a retried reduce runs stock shuffle).
  */
 public final class JbsEligibility {
   private JbsEligibility() {}
@@ -90,6 +92,17 @@ public final class JbsEligibility {
     if (conf.getBoolean(MRJobConfig.MR_ENCRYPTED_INTERMEDIATE_DATA, false)) {
       return "intermediate data encryption is on";
     }
+    if (conf.getBoolean(MRConfig.SHUFFLE_SSL_ENABLED_KEY,
+        MRConfig.SHUFFLE_SSL_ENABLED_DEFAULT)) {
+      return MRConfig.SHUFFLE_SSL_ENABLED_KEY + " is true: the JBS daemons move map output"
+          + " without TLS";
+    }
     return null;
+  }
+
+  /** True if {@code reason} (from unsupportedReason) is an encryption the job asked for. */
+  public static boolean isEncryptionReason(String reason) {
+    return reason != null && (reason.startsWith("intermediate data encryption")
+        || reason.startsWith(MRConfig.SHUFFLE_SSL_ENABLED_KEY));
   }
 }

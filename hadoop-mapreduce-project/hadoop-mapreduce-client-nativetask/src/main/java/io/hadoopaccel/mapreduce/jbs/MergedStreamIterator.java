@@ -29,6 +29,9 @@ public class MergedStreamIterator implements RawKeyValueIterator {
     void close() throws IOException;
   }
 
+  /** Largest record the carry buffer can hold (a Java array's bound, less headroom). */
+  static final int MAX_RECORD_BYTES = Integer.MAX_VALUE - 64;
+
   private final PayloadSource source;
   private final DataInputBuffer key = new DataInputBuffer();
   private final DataInputBuffer value = new DataInputBuffer();
@@ -71,7 +74,8 @@ public class MergedStreamIterator implements RawKeyValueIterator {
   /** Moves the live window bytes to the start of the carry, with room for n bytes in all. */
   private void toCarry(int n) {
     int live = limit - pos;
-    byte[] dst = carry.length >= n ? carry : new byte[Math.max(carry.length * 2, n)];
+    byte[] dst = carry.length >= n ? carry
+        : new byte[(int) Math.min(MAX_RECORD_BYTES, Math.max(2L * carry.length, n))];
     System.arraycopy(data, pos, dst, 0, live);
     carry = dst;
     data = dst;
@@ -96,12 +100,13 @@ public class MergedStreamIterator implements RawKeyValueIterator {
         payload.position(payload.limit());
       } else if (live > 0 && data != carry) {
         // A record runs past the end of its payload: assemble it in the carry.
-        toCarry(n);
+        toCarry(live);
       } else if (live > 0 && inPayload) {
-        if (carry.length - pos < n) {
-          toCarry(n);
-        }
+        // The carry grows with the bytes that arrive, not with the length a record claims.
         int k = Math.min(n - live, payload.remaining());
+        if (carry.length - limit < k) {
+          toCarry(live + k);
+        }
         payload.get(carry, limit, k);
         limit += k;
       } else if (ended) {
@@ -163,7 +168,13 @@ public class MergedStreamIterator implements RawKeyValueIterator {
     require(s1 + s2);
     int keyLen = vint(pos, s1);
     int valueLen = vint(pos + s1, s2);
-    int total = s1 + s2 + keyLen + valueLen;
+    // In long: two lengths near 2^31 would wrap an int sum to a small or negative size.
+    long total64 = (long) s1 + s2 + keyLen + valueLen;
+    if (total64 > MAX_RECORD_BYTES) {
+      throw new IOException("record of " + total64 + " bytes in the merged stream (key "
+          + keyLen + ", value " + valueLen + "; at most " + MAX_RECORD_BYTES + ")");
+    }
+    int total = (int) total64;
     require(total);
     int k = pos + s1 + s2;
     key.reset(data, k, keyLen);

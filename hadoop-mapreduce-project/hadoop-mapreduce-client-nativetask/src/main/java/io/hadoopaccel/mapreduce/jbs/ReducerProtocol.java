@@ -295,6 +295,69 @@ public final class ReducerProtocol {
     return nonce;
   }
 
+  /** REGISTERED: status (0 = accepted) and a message. */
+  public static final class Registered {
+    public final int status;
+    public final String message;
+
+    Registered(int status, String message) {
+      this.status = status;
+      this.message = message;
+    }
+  }
+
+  public static Registered registered(Frame f) throws ProtocolException {
+    expect(f, REGISTERED);
+    Body b = new Body(f);
+    Registered r = new Registered(b.u16(), b.string());
+    b.end();
+    return r;
+  }
+
+  /** MAP_FETCHED: the map's index, its partition's on-disk length, its attempt id. */
+  public static final class MapFetched {
+    public final long index;
+    public final long partLength;
+    public final String attempt;
+
+    MapFetched(long index, long partLength, String attempt) {
+      this.index = index;
+      this.partLength = partLength;
+      this.attempt = attempt;
+    }
+  }
+
+  public static MapFetched mapFetched(Frame f) throws ProtocolException {
+    expect(f, MAP_FETCHED);
+    Body b = new Body(f);
+    MapFetched m = new MapFetched(b.u32(), b.u64(), b.string());
+    b.end();
+    return m;
+  }
+
+  /** FETCH_FAILED: the map's index, whether connecting failed, its attempt id, why. */
+  public static final class FetchFailed {
+    public final long index;
+    public final boolean connectFailed;
+    public final String attempt;
+    public final String message;
+
+    FetchFailed(long index, boolean connectFailed, String attempt, String message) {
+      this.index = index;
+      this.connectFailed = connectFailed;
+      this.attempt = attempt;
+      this.message = message;
+    }
+  }
+
+  public static FetchFailed fetchFailed(Frame f) throws ProtocolException {
+    expect(f, FETCH_FAILED);
+    Body b = new Body(f);
+    FetchFailed m = new FetchFailed(b.u32(), b.u8() != 0, b.string(), b.string());
+    b.end();
+    return m;
+  }
+
   /** The payload of a DATA frame after checking its CRC-32 (a view of the frame's array). */
   public static ByteBuffer data(Frame f) throws IOException {
     expect(f, DATA);

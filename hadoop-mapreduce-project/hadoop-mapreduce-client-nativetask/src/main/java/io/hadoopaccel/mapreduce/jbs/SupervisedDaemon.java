@@ -17,10 +17,15 @@ import org.slf4j.LoggerFactory;
 /**
  * One native daemon under the aux service (DESIGN.md §1): started with its command line, up
  * once it prints {@code READY <address>}, commanded by lines on its stdin (one answer line
- * each), stderr copied into our log. A supervisor thread restarts it when it exits, after a
- * back-off that doubles while restarts fail or die young (max 60 s), and calls
- * {@code onRestart} once the new process is READY (the aux service re-sends ADD_JOB there).
- * Closing stdin stops it; a daemon still running after a grace period is killed.
+ * each), stderr copied into our log. A supervisor thread starts it again when a start fails
+ * (the first one included) or the process exits, after a back-off that doubles while starts
+ * fail or processes die young (max 60 s), and calls {@code onRestart} once a new process is
+ * READY (the aux service re-sends ADD_JOB there). After {@code maxFailedStarts} failed starts
+ * in a row it gives up with one ERROR line ({@link #gaveUp()}, {@link #failedStarts()}).
+ * Commands from {@link #submit} go out in order on a control thread of their own, so callers
+ * (the NodeManager's dispatcher) never wait on a daemon; a daemon that does not answer one
+ * within the reply timeout is killed (it is stuck) and so restarted. Closing stdin stops it;
+ * a daemon still running after a grace period is killed.
  */
 public final class SupervisedDaemon {
   @Override
@@ -32,6 +37,8 @@ public final class SupervisedDaemon {
   private static final Object EOF = new Object();
   private static final long MAX_BACKOFF_MS = 60_000;
   private static final long HEALTHY_MS = 60_000;
+  /** Failed starts in a row before giving up (1 s doubling to 60 s between them: about 2 min). */
+  static final int DEFAULT_MAX_FAILED_STARTS = 8;
 
   private final String name;
   private final Function<String, List<String>> command; // previous READY address -> command
@@ -39,17 +46,33 @@ public final class SupervisedDaemon {
   private final long replyTimeoutMs;
   private final long initialBackoffMs;
   private final Runnable onRestart;
+  private final int maxFailedStarts;
 
   private volatile Process process;
   private volatile BlockingQueue<Object> stdout;
   private volatile String address;
   private volatile boolean stopping;
   private volatile int starts;
+  private volatile int failedStarts;
+  private volatile boolean gaveUp;
+  private volatile String lastStartFailure;
   private Thread supervisor;
+  /** Commands for the control thread, in submission order. */
+  private final BlockingQueue<String> control = new LinkedBlockingQueue<>();
+  private final java.util.concurrent.atomic.AtomicInteger controlInFlight =
+      new java.util.concurrent.atomic.AtomicInteger();
+  private Thread controller;
   private volatile java.util.function.Consumer<String> stderrTap;
 
   public SupervisedDaemon(String name, Function<String, List<String>> command,
       long readyTimeoutMs, long replyTimeoutMs, long initialBackoffMs, Runnable onRestart) {
+    this(name, command, readyTimeoutMs, replyTimeoutMs, initialBackoffMs, onRestart,
+        DEFAULT_MAX_FAILED_STARTS);
+  }
+
+  SupervisedDaemon(String name, Function<String, List<String>> command, long readyTimeoutMs,
+      long replyTimeoutMs, long initialBackoffMs, Runnable onRestart, int maxFailedStarts) {
+    this.maxFailedStarts = maxFailedStarts;
     this.name = name;
     this.command = command;
     this.readyTimeoutMs = readyTimeoutMs;
@@ -68,9 +91,24 @@ public final class SupervisedDaemon {
     return address;
   }
 
-  /** How many processes were started (1 + restarts). */
+  /** How many processes were started (1 + restarts), failed starts included. */
   public int starts() {
     return starts;
+  }
+
+  /** Starts that did not reach READY, over the daemon's life. */
+  public int failedStarts() {
+    return failedStarts;
+  }
+
+  /** True once the supervisor stopped trying (too many failed starts in a row). */
+  public boolean gaveUp() {
+    return gaveUp;
+  }
+
+  /** Why the last failed start failed (null if none did). */
+  public String lastStartFailure() {
+    return lastStartFailure;
   }
 
   public boolean isRunning() {
@@ -83,14 +121,32 @@ public final class SupervisedDaemon {
   }
 
   /**
-   * Starts the first process and waits for READY; throws if that fails. The supervisor
-   * thread keeps it running from then on.
+   * Starts the first process and waits for READY. If that fails, the supervisor thread retries
+   * with back-off (the caller is not held up); either way it keeps the daemon running from then
+   * on. Returns whether the first start reached READY.
    */
-  public synchronized void start() throws IOException, InterruptedException {
-    launch();
-    supervisor = new Thread(this::supervise, "jbs-supervisor-" + name);
+  public synchronized boolean start() throws InterruptedException {
+    boolean up;
+    try {
+      launch();
+      up = true;
+    } catch (IOException e) {
+      startFailed(e);
+      up = false;
+    }
+    final boolean running = up;
+    supervisor = new Thread(() -> supervise(running), "jbs-supervisor-" + name);
     supervisor.setDaemon(true);
     supervisor.start();
+    controller = new Thread(this::controlLoop, "jbs-control-" + name);
+    controller.setDaemon(true);
+    controller.start();
+    return up;
+  }
+
+  private void startFailed(IOException e) {
+    failedStarts++;
+    lastStartFailure = e.getMessage();
   }
 
   private void launch() throws IOException, InterruptedException {
@@ -157,50 +213,128 @@ public final class SupervisedDaemon {
     }
   }
 
-  private void supervise() {
+  private void supervise(boolean running) {
     long backoff = initialBackoffMs;
+    int failedInARow = running ? 0 : 1;
     while (!stopping) {
-      Process p = process;
-      long startedAt = System.nanoTime();
-      int status;
-      try {
-        status = p.waitFor();
-      } catch (InterruptedException e) {
+      if (running) {
+        Process p = process;
+        long startedAt = System.nanoTime();
+        int status;
+        try {
+          status = p.waitFor();
+        } catch (InterruptedException e) {
+          continue; // stop() interrupts; the loop condition decides
+        }
         if (stopping) {
           return;
         }
-        continue;
+        stdout = null;
+        running = false;
+        if ((System.nanoTime() - startedAt) / 1_000_000 > HEALTHY_MS) {
+          backoff = initialBackoffMs;
+        }
+        LOG.error("{} (pid {}) exited with status {}; restarting in {} ms", name, p.pid(),
+            status, backoff);
+      } else if (failedInARow >= maxFailedStarts) {
+        gaveUp = true;
+        LOG.error("JBS native shuffle is off on this node: {} failed to start {} times in a row"
+            + " (last: {}); giving up until the NodeManager restarts. Reduces here run stock"
+            + " shuffle; other nodes' reduces fall back to stock shuffle when their NetMerger"
+            + " cannot connect here.", name, failedInARow, lastStartFailure);
+        return;
+      } else {
+        LOG.error("{} did not start ({}); try {} of {} in {} ms", name, lastStartFailure,
+            failedInARow + 1, maxFailedStarts, backoff);
+      }
+      try {
+        synchronized (this) {
+          if (!stopping) {
+            wait(backoff);
+          }
+        }
+      } catch (InterruptedException e) {
+        // stop() or a spurious interrupt: the loop condition decides
       }
       if (stopping) {
         return;
       }
-      stdout = null;
-      if ((System.nanoTime() - startedAt) / 1_000_000 > HEALTHY_MS) {
-        backoff = initialBackoffMs;
+      try {
+        launch();
+        running = true;
+        failedInARow = 0;
+        onRestart.run();
+      } catch (IOException | RuntimeException e) {
+        startFailed(e instanceof IOException ? (IOException) e : new IOException(e));
+        failedInARow++;
+      } catch (InterruptedException e) {
+        continue;
       }
-      LOG.error("{} (pid {}) exited with status {}; restarting in {} ms", name, p.pid(), status,
-          backoff);
-      while (!stopping) {
+      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+    }
+  }
+
+  /**
+   * Queues one command line for the control thread and returns at once. Commands go out in
+   * submission order; one that finds the daemon down is dropped (a restarted daemon gets every
+   * live job again through onRestart), one whose answer is not OK is logged.
+   */
+  public void submit(String line) {
+    controlInFlight.incrementAndGet();
+    control.add(line);
+  }
+
+  /** Tests: waits until every submitted command was handled; false after ms. */
+  boolean awaitControlIdle(long ms) throws InterruptedException {
+    long deadline = System.nanoTime() + ms * 1_000_000;
+    while (controlInFlight.get() > 0) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(5);
+    }
+    return true;
+  }
+
+  private void controlLoop() {
+    while (!stopping) {
+      String line;
+      try {
+        line = control.take();
+      } catch (InterruptedException e) {
+        continue;
+      }
+      try {
+        String verb = line.indexOf(' ') > 0 ? line.substring(0, line.indexOf(' ')) : line;
         try {
-          synchronized (this) {
-            wait(backoff);
+          String answer = command(line);
+          if (!answer.equals("OK")) {
+            LOG.error("JBS: {} answered {} to {}", name, answer, verb);
           }
-          if (stopping) {
-            return;
+        } catch (ReplyTimeoutException e) {
+          // A daemon that cannot answer a control line is stuck: its later answers would also
+          // pair with the wrong commands. Kill it; the supervisor restarts it and re-adds jobs.
+          Process p = process;
+          LOG.error("JBS: {} did not answer {} within {} ms; killing it (pid {}) to restart it",
+              name, verb, replyTimeoutMs, p == null ? "none" : p.pid());
+          if (p != null) {
+            p.destroyForcibly();
           }
-          launch();
-          onRestart.run();
-          backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-          break;
-        } catch (InterruptedException e) {
-          if (stopping) {
-            return;
-          }
-        } catch (IOException | RuntimeException e) {
-          backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-          LOG.error("Restarting {} failed: {}; next try in {} ms", name, e.getMessage(), backoff);
+        } catch (IOException e) {
+          LOG.warn("JBS: {} for {} not delivered: {}", verb, name, e.getMessage());
         }
+      } finally {
+        controlInFlight.decrementAndGet();
       }
+    }
+  }
+
+  /** No answer within the reply timeout. */
+  static final class ReplyTimeoutException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    ReplyTimeoutException(String msg) {
+      super(msg);
     }
   }
 
@@ -229,7 +363,7 @@ public final class SupervisedDaemon {
       throw new IOException(name + " exited");
     }
     if (answer == null) {
-      throw new IOException(name + " did not answer within " + replyTimeoutMs + " ms");
+      throw new ReplyTimeoutException(name + " did not answer within " + replyTimeoutMs + " ms");
     }
     return (String) answer;
   }
@@ -243,6 +377,10 @@ public final class SupervisedDaemon {
     Thread s = supervisor;
     if (s != null) {
       s.interrupt();
+    }
+    Thread c = controller;
+    if (c != null) {
+      c.interrupt();
     }
     Process p = process;
     if (p == null) {

@@ -106,6 +106,7 @@ class TestJbsAuxService {
       // repeats the init, the daemons hear of the job once.
       s.initializeApplication(new ApplicationInitializationContext("alice", APP, token()));
       s.initializeApplication(new ApplicationInitializationContext("alice", APP, token()));
+      idle(s);
       String add = "ADD_JOB " + JOB + " alice 0102abff";
       assertEquals(List.of(add), lines("jbs_mof_supplier.cmds"));
       assertEquals(List.of(add), lines("jbs_net_merger.cmds"));
@@ -120,6 +121,7 @@ class TestJbsAuxService {
       assertFalse(first.isAlive());
 
       s.stopApplication(new ApplicationTerminationContext(APP));
+      idle(s);
       assertEquals(List.of(add, "REMOVE_JOB " + JOB), lines("jbs_net_merger.cmds"));
       assertFalse(s.hasJob(JOB));
     } finally {
@@ -128,6 +130,12 @@ class TestJbsAuxService {
     // stdin EOF ended both fakes.
     assertFalse(s.supplierDaemon().process().isAlive());
     assertFalse(s.mergerDaemon().process().isAlive());
+  }
+
+  /** ADD_JOB/REMOVE_JOB go out on the daemons' control threads: wait until they did. */
+  private static void idle(JbsAuxService s) throws InterruptedException {
+    assertTrue(s.supplierDaemon().awaitControlIdle(20_000));
+    assertTrue(s.mergerDaemon().awaitControlIdle(20_000));
   }
 
   private List<String> linesQuietly(String f) {
@@ -149,8 +157,10 @@ class TestJbsAuxService {
       // Hadoop 3.5.0's AM: empty data for jbs_shuffle, the token for mapreduce_shuffle.
       s.initializeApplication(new ApplicationInitializationContext("bob", APP,
           ByteBuffer.allocate(0)));
+      idle(s);
       assertEquals(List.of(), lines("jbs_net_merger.cmds"));
       JbsJobTokens.publish(APP, "bob", SECRET);
+      idle(s);
       assertEquals(List.of("ADD_JOB " + JOB + " bob 0102abff"), lines("jbs_net_merger.cmds"));
     } finally {
       s.stop();
@@ -189,6 +199,95 @@ class TestJbsAuxService {
       assertNotNull(lines("jbs_mof_supplier.argv").get(0));
     } finally {
       s.stop();
+    }
+  }
+
+  /** A script that fails its first `failures` starts (exit 3), then runs as fakeDaemon's. */
+  private void flakyDaemon(String name, String ready, int failures) throws IOException {
+    Path bin = dir.resolve("bin");
+    Files.createDirectories(bin);
+    Path script = bin.resolve(name);
+    Files.writeString(script, "#!/bin/sh\n"
+        + "echo \"$*\" >> \"$0.argv\"\n"
+        + "n=$(wc -l < \"$0.argv\")\n"
+        + "if [ \"$n\" -le " + failures + " ]; then echo \"cannot start ($n)\" >&2; exit 3; fi\n"
+        + "echo \"" + ready + "\"\n"
+        + "while read line; do echo \"$line\" >> \"$0.cmds\"; echo OK; done\n");
+    assertTrue(script.toFile().setExecutable(true));
+  }
+
+  /** Issue 24 item 7: a first start that fails is retried with back-off, not left dead. */
+  @Test
+  void aFailedFirstStartIsRetriedAndTheJobsReachTheDaemon() throws Exception {
+    flakyDaemon("jbs_mof_supplier", "READY 45680", 2);
+    fakeDaemon("jbs_net_merger", "READY " + dir.resolve("m.sock"));
+    JbsAuxService s = new JbsAuxService();
+    s.init(conf());
+    s.start();
+    try {
+      // A job arrives while the supplier is still down: it gets ADD_JOB once it is up.
+      s.initializeApplication(new ApplicationInitializationContext("alice", APP, token()));
+      await("supplier up after two failed starts", () -> s.supplierDaemon().isRunning()
+          && !linesQuietly("jbs_mof_supplier.cmds").isEmpty());
+      assertEquals(3, s.supplierDaemon().starts());
+      assertEquals(2, s.supplierDaemon().failedStarts());
+      assertFalse(s.supplierDaemon().gaveUp());
+      // Queued before or re-sent after the start that worked (a repeat is harmless).
+      assertTrue(lines("jbs_mof_supplier.cmds").stream()
+          .allMatch(l -> l.equals("ADD_JOB " + JOB + " alice 0102abff")));
+      assertEquals(45680, ShuffleHandler.deserializeMetaData(s.getMetaData()));
+    } finally {
+      s.stop();
+    }
+  }
+
+  /** ...and a daemon that never starts is given up on, visibly, with the service still up. */
+  @Test
+  void aDaemonThatNeverStartsIsGivenUpOnAfterBoundedRetries() throws Exception {
+    flakyDaemon("jbs_mof_supplier", "READY 45681", Integer.MAX_VALUE);
+    fakeDaemon("jbs_net_merger", "READY " + dir.resolve("m.sock"));
+    JbsAuxService s = new JbsAuxService();
+    s.init(conf());
+    s.start();
+    try {
+      await("supervisor gives up", () -> s.supplierDaemon().gaveUp());
+      int max = SupervisedDaemon.DEFAULT_MAX_FAILED_STARTS;
+      assertEquals(max, s.supplierDaemon().failedStarts());
+      assertEquals(max, lines("jbs_mof_supplier.argv").size());
+      assertFalse(s.supplierDaemon().isRunning());
+      assertTrue(s.supplierDaemon().lastStartFailure().contains("did not print READY"));
+      // The NodeManager goes on, and so do the other daemon and job bookkeeping.
+      s.initializeApplication(new ApplicationInitializationContext("alice", APP, token()));
+      idle(s);
+      assertEquals(1, lines("jbs_net_merger.cmds").size());
+      assertEquals(org.apache.hadoop.service.Service.STATE.STARTED, s.getServiceState());
+    } finally {
+      s.stop();
+    }
+  }
+
+  /** Issue 24 (low): a daemon that stops answering its control channel is restarted. */
+  @Test
+  void aDaemonThatDoesNotAnswerAControlLineIsKilledAndRestarted() throws Exception {
+    Path script = dir.resolve("mute");
+    Files.writeString(script, "#!/bin/sh\necho READY x\nwhile read line; do :; done\n");
+    assertTrue(script.toFile().setExecutable(true));
+    java.util.concurrent.atomic.AtomicInteger restarts =
+        new java.util.concurrent.atomic.AtomicInteger();
+    SupervisedDaemon d = new SupervisedDaemon("mute", prev -> List.of(script.toString()), 10_000,
+        300, 10, restarts::incrementAndGet);
+    assertTrue(d.start());
+    try {
+      Process first = d.process();
+      long t0 = System.nanoTime();
+      d.submit("PING"); // returns at once: the caller never waits on the daemon
+      assertTrue((System.nanoTime() - t0) / 1_000_000 < 200);
+      await("restart of the mute daemon", () -> restarts.get() == 1 && d.isRunning());
+      assertFalse(first.isAlive());
+      assertEquals(2, d.starts());
+      assertEquals(0, d.failedStarts());
+    } finally {
+      d.stop(5_000);
     }
   }
 

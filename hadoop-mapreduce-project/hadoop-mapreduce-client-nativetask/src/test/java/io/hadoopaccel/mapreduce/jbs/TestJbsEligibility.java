@@ -66,6 +66,16 @@ class TestJbsEligibility {
     JobConf enc = conf(Text.class);
     enc.setBoolean(MRJobConfig.MR_ENCRYPTED_INTERMEDIATE_DATA, true);
     assertTrue(JbsEligibility.unsupportedReason(enc, null, FIRST, false).contains("encrypt"));
+    assertTrue(JbsEligibility.isEncryptionReason(
+        JbsEligibility.unsupportedReason(enc, null, FIRST, false)));
+    // Encrypted shuffle (issue 24 item 4): the daemons have no TLS, so stock's HTTPS it is.
+    JobConf ssl = conf(Text.class);
+    ssl.setBoolean("mapreduce.shuffle.ssl.enabled", true);
+    String why = JbsEligibility.unsupportedReason(ssl, null, FIRST, false);
+    assertTrue(why.contains("mapreduce.shuffle.ssl.enabled is true"), why);
+    assertTrue(JbsEligibility.isEncryptionReason(why));
+    assertTrue(!JbsEligibility.isEncryptionReason(JbsEligibility.unsupportedReason(
+        conf(Text.class), null, RETRY, false)));
     // A retried attempt, local map outputs.
     assertTrue(JbsEligibility.unsupportedReason(conf(Text.class), null, RETRY, false)
         .contains("retry"));

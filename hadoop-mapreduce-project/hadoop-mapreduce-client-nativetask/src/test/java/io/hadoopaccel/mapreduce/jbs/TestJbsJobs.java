@@ -24,6 +24,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.examples.terasort.TeraGen;
+import org.apache.hadoop.examples.terasort.TeraInputFormat;
 import org.apache.hadoop.examples.terasort.TeraSort;
 import org.apache.hadoop.examples.terasort.TeraValidate;
 import org.apache.hadoop.fs.FileSystem;
@@ -31,6 +32,12 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.io.compress.DefaultCodec;
 import org.apache.hadoop.mapreduce.Counters;
+import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.Mapper;
+import org.apache.hadoop.mapreduce.Reducer;
+import org.apache.hadoop.mapreduce.TaskCompletionEvent;
+import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
+import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
 import org.apache.hadoop.mapreduce.MRConfig;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.TaskCounter;
@@ -265,6 +272,168 @@ class TestJbsJobs {
     assertTrue(victim.isRunning());
     System.out.println("JBS kill test " + base + ": killed after '" + killedAt.get()
         + "'; native reduces " + nativeReduces + ", fallbacks " + fallbacks);
+  }
+
+  @Test
+  void killingTheNetMergerMidMergeFailsTheAttemptAndTheRetryRunsStock() throws Exception {
+    faultMidMerge("/midmerge-kill", p -> p.destroyForcibly(), "NetMerger closed the connection");
+  }
+
+  @Test
+  void aStoppedNetMergerMidMergeFailsTheAttemptAndTheRetryRunsStock() throws Exception {
+    faultMidMerge("/midmerge-stop", p -> signal(p, "STOP"), "reducer.read.timeout.ms");
+  }
+
+  private static final long TERA_ROWS = 200_000; // 20 MB: far more than the reduce buffers
+  private static final long REDUCE_READ_TIMEOUT_MS = 3_000;
+  private static final long TASK_TIMEOUT_MS = 600_000;
+
+  private static synchronized Path teraInput() throws Exception {
+    Path in = new Path("/midmerge/in");
+    if (!CLUSTER.getFileSystem().exists(in)) {
+      Configuration genConf = conf(Run.STOCK);
+      genConf.setInt(MRJobConfig.NUM_MAPS, 2);
+      runTool(genConf, new TeraGen(), Long.toString(TERA_ROWS), in.toString());
+    }
+    return in;
+  }
+
+  private static Job identityJob(Configuration conf, Path in, Path out) throws IOException {
+    Job job = Job.getInstance(conf, "jbs-midmerge");
+    job.setJarByClass(TestJbsJobs.class);
+    job.setInputFormatClass(TeraInputFormat.class);
+    job.setMapperClass(Mapper.class);
+    job.setReducerClass(PausingReducer.class);
+    job.setNumReduceTasks(1);
+    job.setOutputKeyClass(Text.class);
+    job.setOutputValueClass(Text.class);
+    FileInputFormat.addInputPath(job, in);
+    FileOutputFormat.setOutputPath(job, out);
+    return job;
+  }
+
+  /**
+   * Issue 24 item 1 end to end: the JBS reduce consumes PausingReducer.PAUSE_AT merged records,
+   * then (told through a file, no timing guess) the test kills or stops the NetMerger and lets
+   * the reducer go on. The native attempt must fail with the session's own message (not the
+   * task timeout), its retry run stock shuffle, and the output equal stock's, all well within
+   * mapreduce.task.timeout.
+   */
+  private void faultMidMerge(String base, java.util.function.Consumer<Process> fault,
+      String expectedDiagnostic) throws Exception {
+    assumeTrue(NATIVES || NATIVE_REQUIRED, "JBS daemons not built (no -Pnative)");
+    assertTrue(NATIVES, "-Pnative build without the JBS daemons in " + NATIVE_DIR);
+    Path in = teraInput();
+    Job stock = identityJob(conf(Run.STOCK), in, out(base, Run.STOCK));
+    assertTrue(stock.waitForCompletion(false), "stock run failed");
+
+    File pauseDir = Files.createTempDirectory(new File(System.getProperty("test.build.data",
+        "target/test/data")).getAbsoluteFile().toPath(), "pause").toFile();
+    Configuration jbsConf = conf(Run.JBS);
+    jbsConf.set(PausingReducer.PAUSE_DIR, pauseDir.getPath());
+    jbsConf.setLong("hadoop.accel.jbs.reducer.read.timeout.ms", REDUCE_READ_TIMEOUT_MS);
+    jbsConf.setLong(MRJobConfig.TASK_TIMEOUT, TASK_TIMEOUT_MS);
+    Job jbs = identityJob(jbsConf, in, out(base, Run.JBS));
+    JbsAuxService aux = JbsAuxService.STARTED.iterator().next();
+    SupervisedDaemon merger = aux.mergerDaemon();
+    int startsBefore = merger.starts();
+    Process victim = merger.process();
+    long faultAt;
+    try {
+      jbs.submit();
+      File paused = new File(pauseDir, PausingReducer.PAUSED);
+      long deadline = System.nanoTime() + 180_000_000_000L;
+      while (!paused.exists()) {
+        assertTrue(!jbs.isComplete(), "the JBS job ended before its reduce paused");
+        assertTrue(System.nanoTime() < deadline, "the JBS reduce never reached its pause");
+        Thread.sleep(50);
+      }
+      fault.accept(victim);
+      faultAt = System.nanoTime();
+      assertTrue(new File(pauseDir, PausingReducer.GO).createNewFile());
+      assertTrue(jbs.waitForCompletion(false), "the JBS run failed");
+    } finally {
+      signal(victim, "CONT");
+    }
+    long afterFaultMs = (System.nanoTime() - faultAt) / 1_000_000;
+    assertSameOutput(out(base, Run.STOCK), out(base, Run.JBS));
+    assertTrue(afterFaultMs < TASK_TIMEOUT_MS / 4, "took " + afterFaultMs + " ms after the fault");
+
+    // The first reduce attempt failed with the session's message; the retry ran stock.
+    List<String> failed = new java.util.ArrayList<>();
+    for (TaskCompletionEvent e : jbs.getTaskCompletionEvents(0, 1000)) {
+      if (!e.isMapTask() && e.getStatus() == TaskCompletionEvent.Status.FAILED) {
+        failed.add(String.join(" | ", jbs.getTaskDiagnostics(e.getTaskAttemptId())));
+      }
+    }
+    assertEquals(1, failed.size(), () -> "failed reduce attempts: " + failed);
+    assertTrue(failed.get(0).contains(expectedDiagnostic), failed.get(0));
+    assertTrue(!failed.get(0).contains("Timed out"), failed.get(0));
+    Counters c = jbs.getCounters();
+    assertEquals(1, c.findCounter(JbsCounter.FALLBACKS).getValue(), "the retry ran stock");
+    assertEquals(0, c.findCounter(JbsCounter.NATIVE_REDUCES).getValue());
+    assertEquals(stock.getCounters().findCounter(TaskCounter.REDUCE_OUTPUT_RECORDS).getValue(),
+        c.findCounter(TaskCounter.REDUCE_OUTPUT_RECORDS).getValue());
+    // A killed NetMerger is restarted; a stopped one is running again after SIGCONT.
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    while (!merger.isRunning() && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertTrue(merger.isRunning(), "the NetMerger is not running after the test");
+    System.out.println("JBS mid-merge fault " + base + ": attempt failed with '" + failed.get(0)
+        + "', job done " + afterFaultMs + " ms after the fault; NetMerger starts "
+        + startsBefore + " -> " + merger.starts());
+  }
+
+  private static void signal(Process p, String sig) {
+    try {
+      new ProcessBuilder("kill", "-" + sig, Long.toString(p.pid())).start().waitFor();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Identity reducer. With {@link #PAUSE_DIR} set, attempt 0 stops after {@link #PAUSE_AT}
+   * records: it creates {@code paused} there and waits (bounded) for the test to create
+   * {@code go}, so the test acts while this reduce is in the middle of its merged stream.
+   */
+  public static class PausingReducer extends Reducer<Text, Text, Text, Text> {
+    static final String PAUSE_DIR = "jbs.test.pause.dir";
+    static final String PAUSED = "paused";
+    static final String GO = "go";
+    static final long PAUSE_AT = 1_000;
+    private File dir;
+    private long records;
+
+    @Override
+    protected void setup(Context context) {
+      String d = context.getConfiguration().get(PAUSE_DIR);
+      dir = d != null && context.getTaskAttemptID().getId() == 0 ? new File(d) : null;
+    }
+
+    @Override
+    protected void reduce(Text key, Iterable<Text> values, Context context)
+        throws IOException, InterruptedException {
+      for (Text v : values) {
+        context.write(key, v);
+        if (dir != null && ++records == PAUSE_AT) {
+          pause(context);
+        }
+      }
+    }
+
+    private void pause(Context context) throws IOException, InterruptedException {
+      Files.writeString(new File(dir, PAUSED).toPath(), context.getTaskAttemptID().toString());
+      File go = new File(dir, GO);
+      long deadline = System.nanoTime() + 180_000_000_000L;
+      while (!go.exists() && System.nanoTime() < deadline) {
+        context.progress();
+        Thread.sleep(50);
+      }
+    }
   }
 
   // ---------------------------------------------------------------------------------------

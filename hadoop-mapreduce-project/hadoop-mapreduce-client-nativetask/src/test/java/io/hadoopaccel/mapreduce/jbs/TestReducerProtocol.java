@@ -325,6 +325,20 @@ class TestReducerProtocol {
     assertThrows(IOException.class, it::next);
   }
 
+  /** Issue 24 (low): two legal-looking lengths whose int sum wraps must not reach an array. */
+  @Test
+  void lengthsWhoseSumOverflowsAnIntAreAnIOException() throws IOException {
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    DataOutputStream out = new DataOutputStream(b);
+    WritableUtils.writeVInt(out, Integer.MAX_VALUE - 64);
+    WritableUtils.writeVInt(out, Integer.MAX_VALUE - 64);
+    out.write(new byte[16]);
+    MergedStreamIterator it = new MergedStreamIterator(new FrameSource(List.of(
+        dataFrame(b.toByteArray(), false), endFrame(1, 26, 26, 1, 0))), 0, null);
+    IOException e = assertThrows(IOException.class, it::next);
+    assertTrue(e.getMessage().contains("record of"), e.getMessage());
+  }
+
   @Test
   void dataBodiesGoIntoTheReadersBufferWhenTheyFit() throws IOException {
     byte[] spare = new byte[4 + 100];

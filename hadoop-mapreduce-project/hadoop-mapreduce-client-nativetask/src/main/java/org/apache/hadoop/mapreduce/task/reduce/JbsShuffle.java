@@ -63,7 +63,10 @@ public class JbsShuffle<K, V> extends Shuffle<K, V> {
       } catch (IOException e) {
         why = e.getMessage() == null ? e.toString() : e.getMessage();
         LOG.debug("JBS native path failed", e);
+        reporter.incrCounter(JbsCounter.SESSION_FALLBACKS, 1);
       }
+    } else if (JbsEligibility.isEncryptionReason(why)) {
+      reporter.incrCounter(JbsCounter.ENCRYPTION_FALLBACKS, 1);
     }
     LOG.info("JBS is off for {}: {}; running stock shuffle", reduceId, why);
     reporter.incrCounter(JbsCounter.FALLBACKS, 1);
@@ -79,8 +82,8 @@ public class JbsShuffle<K, V> extends Shuffle<K, V> {
     }
     byte[] secret = context.getReduceTask().getShuffleSecret().getEncoded();
     NativeShuffleSession<K, V> s = NativeShuffleSession.open(cfg.mergerSocket,
-        cfg.connectTimeoutMs, reduceId.getJobID().toString(), reduceId.getTaskID().getId(),
-        conf.getNumMapTasks(), JbsEligibility.keyType(conf),
+        cfg.connectTimeoutMs, cfg.reducerReadTimeoutMs, reduceId.getJobID().toString(),
+        reduceId.getTaskID().getId(), conf.getNumMapTasks(), JbsEligibility.keyType(conf),
         JbsEligibility.codec(context.getCodec()), secret, context.getReporter(),
         cfg.supplierPort);
     session = s;
