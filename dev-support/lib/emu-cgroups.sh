@@ -188,7 +188,7 @@ cg_stats() {
       FILENAME ~ /memory.stat$/ && $1 == "anon" { anon = $2 }
       FILENAME ~ /memory.current$/ { mem = $1 }
       FILENAME ~ /memory.max$/ { lim = ($1 == "max" ? -1 : $1) }
-      END { printf "cpu_ns=%d throttled=%d rbytes=%d wbytes=%d rios=%d wios=%d mem=%d anon=%d limit=%d\n",
+      END { printf "cpu_ns=%.0f throttled=%.0f rbytes=%.0f wbytes=%.0f rios=%.0f wios=%.0f mem=%.0f anon=%.0f limit=%.0f\n",
             cpu, thr, io["rbytes"], io["wbytes"], io["rios"], io["wios"], mem, anon, lim }' \
       "$d/cpu.stat" "$d/io.stat" "$d/memory.stat" "$d/memory.current" "$d/memory.max"
     return
@@ -203,7 +203,7 @@ cg_stats() {
     FILENAME ~ /memory.stat$/ && $1 == "total_rss" { anon = $2 }
     FILENAME ~ /memory.usage_in_bytes$/ { m = $1 }
     FILENAME ~ /memory.limit_in_bytes$/ { lim = ($1 > 2^60 ? -1 : $1) }
-    END { printf "cpu_ns=%d throttled=%d rbytes=%d wbytes=%d rios=%d wios=%d mem=%d anon=%d limit=%d\n",
+    END { printf "cpu_ns=%.0f throttled=%.0f rbytes=%.0f wbytes=%.0f rios=%.0f wios=%.0f mem=%.0f anon=%.0f limit=%.0f\n",
           cpu, thr, b["Read"], b["Write"], n["Read"], n["Write"], m, anon, lim }' \
     "$(cg_dir cpuacct)/$host/cpuacct.usage" "$cpu/cpu.stat" \
     "$blk/blkio.throttle.io_service_bytes" "$blk/blkio.throttle.io_serviced" \
