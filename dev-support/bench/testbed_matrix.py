@@ -29,7 +29,6 @@ import shlex
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -57,10 +56,11 @@ def driver(name: str) -> Path:
     p = HERE / name
     if p.exists():
         return p
-    files = subprocess.run(["git", "ls-files", f"*/{name}"], cwd=REPO, capture_output=True, text=True).stdout.split()
+    files = subprocess.run(["git", "ls-files", f"*/{name}"], cwd=REPO, capture_output=True, text=True,
+                           check=True).stdout.split()
     if not files:
         raise SystemExit(f"no {name} in the repository")
-    return REPO / sorted(files, key=len)[0]
+    return REPO / min(files, key=len)
 
 
 def scaled(size: str, f: float) -> str:
@@ -104,7 +104,7 @@ class Sampler:
 
 
 def sample(work: Path) -> dict | None:
-    p = subprocess.run([str(EMU), "stats", "--work-dir", str(work)], capture_output=True, text=True)
+    p = subprocess.run([str(EMU), "stats", "--work-dir", str(work)], capture_output=True, text=True, check=False)
     if p.returncode != 0:
         return None
     s: dict = {"work": str(work), "nodes": {}}
@@ -214,7 +214,7 @@ def main() -> int:
                             "--a-name", "stock", "--b-name", "stock", "--out", str(d)]))
     if tb == "jbs":
         for bw in (knobs["bw"], subprocess.run(["bash", "-c", f". {REPO}/dev-support/lib/testbeds.sh; echo $TESTBED_10GIGE_BW"],
-                                               capture_output=True, text=True).stdout.strip()):
+                                               capture_output=True, text=True, check=True).stdout.strip()):
             for size in sorted({sizes[w] for w in JBS_WORKLOADS}):
                 todo = [w for w in JBS_WORKLOADS if sizes[w] == size and not (out / "jbs" / bw / w / "results.json").exists()]
                 steps.append((f"jbs-{bw}-{size}", not todo, False,
@@ -255,7 +255,7 @@ def main() -> int:
             print(f"== {name}: {shlex.join(cmd)}", flush=True)
             step_dir = out / (name.split("-")[0] if name.startswith("jbs-") else name)
             with Sampler(out / "samples" / f"{name}.jsonl"):
-                rc = subprocess.run(cmd, env=env).returncode
+                rc = subprocess.run(cmd, env=env, check=False).returncode
             utilisation(step_dir, out / "samples")
             if rc != 0:
                 failed.append(name)
