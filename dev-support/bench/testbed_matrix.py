@@ -111,7 +111,8 @@ def sample(work: Path) -> dict | None:
     for line in p.stdout.splitlines():
         kv = dict(x.split("=", 1) for x in line.split())
         if "host" in kv:
-            s["nodes"][kv.pop("host")] = {k: float(v) for k, v in kv.items()}
+            host = kv.pop("host")
+            s["nodes"][host] = {k: float(v) for k, v in kv.items()}
         else:
             s.update({k: float(v) for k, v in kv.items()})
     env = (work / "cluster.env").read_text()
