@@ -18,7 +18,8 @@ skipped, so after an interruption the same command goes on where it stopped. Whi
 `emu-cluster stats` is sampled every 2 s into OUT/samples/<step>.jsonl; after each step,
 OUT/<step>/utilisation.md (and .json) give per run: the machine's CPU idle %, each node's CPU
 (cores), disk read/write (MB/s and % of its throttle) and link in/out (Mbit/s and % of its rate).
-Needs root and a tarball (-Pdist; JBS also -Pnative). Takes hours: run it on a quiet machine.
+Needs root, a tarball (-Pdist; JBS also -Pnative) and a python3 with matplotlib (ab.py's
+charts). Takes hours: run it on a quiet machine.
 """
 from __future__ import annotations
 
