@@ -1,0 +1,46 @@
+import json
+
+import testbed_matrix as tm
+
+
+def test_scaled_sizes():
+    assert tm.scaled("1500m", 1.0) == "1500m"
+    assert tm.scaled("1500m", 0.1) == "150m"
+    assert tm.scaled("2g", 0.5) == "1024m"
+    assert tm.scaled("1m", 0.01) == "1m"
+
+
+def test_rate_of_per_worker_lists():
+    assert tm.rate_of("4.5m", "node3", 1000) == 4.5e6
+    assert tm.rate_of("40m,20m", "node2", 1000) == 20e6
+    assert tm.rate_of("725mbit", "node1", 1000) == 725e6
+    assert tm.rate_of("none", "node1", 1000) is None
+
+
+def sample(t, busy, idle, rbytes, link_rx):
+    return {"work": "/w", "time": t, "cpu_busy": busy, "cpu_idle": idle,
+            "knobs": {"disk-read-bw": "10m", "disk-write-bw": "none", "bw": "80mbit"},
+            "nodes": {"node1": {"cpu_ns": t * 3e8, "rbytes": rbytes, "wbytes": 0, "link_rx": link_rx,
+                                "link_tx": 0}}}
+
+
+def test_utilisation_over_a_jobs_span(tmp_path):
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    # 10 s apart: 50 MB read (5 MB/s = 50 % of 10 MB/s), 50 MB sent (40 Mbit/s = 50 % of 80),
+    # 1500 busy and 500 idle jiffies (25 % idle), 0.3 core.
+    rows = [sample(100, 0, 0, 0, 0), sample(110, 1500, 500, 50e6, 50e6), sample(200, 9e9, 0, 9e12, 9e12)]
+    (samples / "s.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    step = tmp_path / "step"
+    step.mkdir()
+    run = {"config": "A", "index": 0, "job": {"job_start": 101_000, "job_s": 8.0}}
+    (step / "results.json").write_text(json.dumps({"runs": [run, {"config": "B", "index": 0, "job": None}]}))
+    tm.utilisation(step, samples)
+    [u] = json.loads((step / "utilisation.json").read_text())
+    assert u["machine_cpu_idle_pct"] == 25
+    n = u["nodes"]["node1"]
+    assert n["disk_read_MBps"] == 5 and n["disk_read_pct"] == 50
+    assert n["link_out_Mbps"] == 40 and n["link_out_pct"] == 50
+    assert n["disk_write_pct"] is None
+    assert abs(n["cpu_cores"] - 0.3) < 1e-9
+    assert "| node1 | 0.30 | 5.0 (50 %)" in (step / "utilisation.md").read_text()
