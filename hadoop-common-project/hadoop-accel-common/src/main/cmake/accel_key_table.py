@@ -6,11 +6,19 @@ exactly as the Java getters do (one declaration, no copy to drift).
 usage: accel_key_table.py ACCEL_DEFAULT_XML PREFIX OUTPUT_HEADER
 e.g.   accel_key_table.py .../accel-default.xml hadoop.accel.jbs. jbs_key_table.h
 """
+
 import re
 import sys
 import xml.etree.ElementTree as ET
 
-SUFFIXES = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "p": 1 << 50, "e": 1 << 60}
+SUFFIXES = {
+    "k": 1 << 10,
+    "m": 1 << 20,
+    "g": 1 << 30,
+    "t": 1 << 40,
+    "p": 1 << 50,
+    "e": 1 << 60,
+}
 
 
 def number(text, key):
@@ -33,7 +41,7 @@ def parse_range(text, key):
 
 
 def constant_name(key, prefix):
-    words = re.split(r"[.\-]", key[len("hadoop.accel."):])
+    words = re.split(r"[.\-]", key[len("hadoop.accel.") :])
     return "k" + "".join(w[:1].upper() + w[1:] for w in words if w)
 
 
@@ -64,8 +72,10 @@ def main(xml_path, prefix, out_path):
         "",
     ]
     for name, key, default, lo, hi, step in rows:
-        lines.append(f'inline constexpr KeyBounds {name}{{"{key}", {default}u, {lo}u, {hi}u, '
-                     f"{step}u}};")
+        lines.append(
+            f'inline constexpr KeyBounds {name}{{"{key}", {default}u, {lo}u, {hi}u, '
+            f"{step}u}};"
+        )
     lines += ["", "}  // namespace hadoop_accel::keys", "", "#endif", ""]
     text = "\n".join(lines)
     try:

@@ -54,8 +54,10 @@ uint64_t Number(const std::string& option, const char* text, const keys::KeyBoun
 }
 
 // The int options' ranges must fit an int.
-static_assert(keys::kJbsConnectTimeoutMs.max <= INT_MAX && keys::kJbsReadTimeoutMs.max <= INT_MAX &&
-              keys::kJbsFetchRetries.max <= INT_MAX && keys::kJbsFetchRetryBackoffMs.max <= INT_MAX);
+static_assert(keys::kJbsConnectTimeoutMs.max <= INT_MAX &&
+              keys::kJbsReadTimeoutMs.max <= INT_MAX && keys::kJbsFetchRetries.max <= INT_MAX &&
+              keys::kJbsFetchRetryBackoffMs.max <= INT_MAX);
+
 std::vector<std::string> Dirs(const char* text) {
   if (text == nullptr || *text == '\0') Usage("--spill-dirs needs a value");
   std::vector<std::string> dirs;
