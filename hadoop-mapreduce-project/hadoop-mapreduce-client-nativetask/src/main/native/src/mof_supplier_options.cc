@@ -7,6 +7,10 @@
 namespace hadoop_accel::jbs {
 namespace {
 
+static_assert(keys::kJbsBufferBytes.max == kMaxChunkLength,
+              "hadoop.accel.jbs.buffer.bytes: the range's max must be the wire's largest chunk");
+static_assert(keys::kJbsSupplierPort.max == 65535, "hadoop.accel.jbs.supplier.port: a TCP port");
+
 // Decimal digits only (no sign, no spaces), within [lo, hi].
 bool ParseSize(const std::string& s, uint64_t lo, uint64_t hi, size_t* out) {
   if (s.empty() || s.size() > 19) return false;
@@ -18,6 +22,11 @@ bool ParseSize(const std::string& s, uint64_t lo, uint64_t hi, size_t* out) {
   if (v < lo || v > hi) return false;
   *out = static_cast<size_t>(v);
   return true;
+}
+
+// A decimal the key's declared range accepts.
+bool ParseBounded(const std::string& s, const keys::KeyBounds& b, size_t* out) {
+  return ParseSize(s, b.min, b.max, out) && b.Accepts(*out);
 }
 
 bool SplitDirs(const std::string& s, std::vector<std::string>* out) {
@@ -67,19 +76,24 @@ bool ParseSupplierOptions(int argc, const char* const* argv, SupplierOptions* ou
     }
     std::string val = argv[++i];
     bool ok = true;
+    const char* key = nullptr;  // the configuration key behind the option, for the message
     if (opt == "--listen") {
       ok = have_listen = ParseHostPort(val, &o.listen);
     } else if (opt == "--local-dirs") {
       ok = have_dirs = SplitDirs(val, &o.local_dirs);
     } else if (opt == "--buffer-bytes") {
-      ok = ParseSize(val, 4096, kMaxChunkLength, &o.buffer_bytes) && o.buffer_bytes % 4096 == 0;
+      ok = ParseBounded(val, keys::kJbsBufferBytes, &o.buffer_bytes);
+      key = keys::kJbsBufferBytes.key;
     } else if (opt == "--buffers") {
-      ok = ParseSize(val, 1, 1u << 16, &o.buffers);
+      ok = ParseBounded(val, keys::kJbsSupplierBuffers, &o.buffers);
+      key = keys::kJbsSupplierBuffers.key;
     } else {  // --index-cache-bytes
-      ok = ParseSize(val, 1, uint64_t{1} << 40, &o.index_cache_bytes);
+      ok = ParseBounded(val, keys::kJbsSupplierIndexCacheBytes, &o.index_cache_bytes);
+      key = keys::kJbsSupplierIndexCacheBytes.key;
     }
     if (!ok) {
       *error = opt + ": bad value '" + val + "'";
+      if (key != nullptr) *error += std::string(" (") + key + ")";
       return false;
     }
   }

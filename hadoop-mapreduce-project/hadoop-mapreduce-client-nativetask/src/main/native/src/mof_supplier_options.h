@@ -3,6 +3,8 @@
 //   [--index-cache-bytes 10485760]
 // Parsed strictly: an unknown option, a missing value or a value out of range is an error
 // naming the option, so a misconfigured aux service fails loudly at start, not at first fetch.
+// Defaults and ranges come from accel-default.xml (the generated jbs_key_table.h), the same ones
+// JbsConfig enforces on the keys, so Java never passes a value this parser refuses.
 #ifndef HADOOP_ACCEL_JBS_MOF_SUPPLIER_OPTIONS_H
 #define HADOOP_ACCEL_JBS_MOF_SUPPLIER_OPTIONS_H
 
@@ -10,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "jbs_key_table.h"
 #include "transport.h"
 
 namespace hadoop_accel::jbs {
@@ -17,9 +20,9 @@ namespace hadoop_accel::jbs {
 struct SupplierOptions {
   Endpoint listen;
   std::vector<std::string> local_dirs;
-  size_t buffer_bytes = 128 * 1024;
-  size_t buffers = 256;
-  size_t index_cache_bytes = 10u << 20;
+  size_t buffer_bytes = keys::kJbsBufferBytes.default_value;
+  size_t buffers = keys::kJbsSupplierBuffers.default_value;
+  size_t index_cache_bytes = keys::kJbsSupplierIndexCacheBytes.default_value;
 };
 
 // True with *out filled, or false with *error = "<option>: <what is wrong>".

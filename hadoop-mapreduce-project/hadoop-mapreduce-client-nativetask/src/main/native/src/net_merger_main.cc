@@ -13,16 +13,19 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "control_channel.h"
+#include "jbs_key_table.h"
 #include "net_merger_server.h"
 #include "transport.h"
 
 using namespace hadoop_accel::jbs;
+namespace keys = hadoop_accel::keys;
 
 namespace {
 
@@ -36,16 +39,24 @@ namespace {
   std::exit(2);
 }
 
-uint64_t Number(const std::string& option, const char* text, uint64_t min, uint64_t max) {
+// A decimal within the range accel-default.xml declares for the option's key (the generated
+// jbs_key_table.h; JbsConfig checks the key against the same range).
+uint64_t Number(const std::string& option, const char* text, const keys::KeyBounds& bounds) {
   if (text == nullptr) Usage(option + " needs a value");
   char* end = nullptr;
   errno = 0;
   unsigned long long v = std::strtoull(text, &end, 10);
-  if (*text < '0' || *text > '9' || *end != '\0' || errno != 0 || v < min || v > max)
-    Usage("bad value for " + option + ": '" + text + "' (want " + std::to_string(min) + ".." +
-          std::to_string(max) + ")");
+  if (*text < '0' || *text > '9' || *end != '\0' || errno != 0 || !bounds.Accepts(v))
+    Usage("bad value for " + option + " (" + bounds.key + "): '" + text + "' (want " +
+          std::to_string(bounds.min) + ".." + std::to_string(bounds.max) +
+          (bounds.step == 1 ? "" : " step " + std::to_string(bounds.step)) + ")");
   return v;
 }
+
+// The int options' ranges must fit an int.
+static_assert(keys::kJbsConnectTimeoutMs.max <= INT_MAX &&
+              keys::kJbsReadTimeoutMs.max <= INT_MAX && keys::kJbsFetchRetries.max <= INT_MAX &&
+              keys::kJbsFetchRetryBackoffMs.max <= INT_MAX);
 
 std::vector<std::string> Dirs(const char* text) {
   if (text == nullptr || *text == '\0') Usage("--spill-dirs needs a value");
@@ -73,21 +84,21 @@ NetMergerConfig Parse(int argc, char** argv) {
       if (val == nullptr || *val == '\0') Usage("--socket needs a value");
       c.socket_path = val;
     } else if (opt == "--buffer-bytes") {
-      c.buffer_bytes = Number(opt, val, 4096, kMaxChunkLength);
+      c.buffer_bytes = Number(opt, val, keys::kJbsBufferBytes);
     } else if (opt == "--memory-bytes") {
-      c.memory_bytes = Number(opt, val, 1, uint64_t{1} << 50);
+      c.memory_bytes = Number(opt, val, keys::kJbsMergerMemoryBytes);
     } else if (opt == "--max-connections") {
-      c.max_connections = Number(opt, val, 1, 65536);
+      c.max_connections = Number(opt, val, keys::kJbsMergerMaxConnections);
     } else if (opt == "--spill-dirs") {
       c.spill_dirs = Dirs(val);
     } else if (opt == "--connect-timeout-ms") {
-      c.connect_timeout_ms = static_cast<int>(Number(opt, val, 1, 600000));
+      c.connect_timeout_ms = static_cast<int>(Number(opt, val, keys::kJbsConnectTimeoutMs));
     } else if (opt == "--read-timeout-ms") {
-      c.read_timeout_ms = static_cast<int>(Number(opt, val, 1, 86400000));
+      c.read_timeout_ms = static_cast<int>(Number(opt, val, keys::kJbsReadTimeoutMs));
     } else if (opt == "--fetch-retries") {
-      c.fetch_retries = static_cast<int>(Number(opt, val, 0, 1000));
+      c.fetch_retries = static_cast<int>(Number(opt, val, keys::kJbsFetchRetries));
     } else if (opt == "--retry-backoff-ms") {
-      c.retry_backoff_ms = static_cast<int>(Number(opt, val, 0, 600000));
+      c.retry_backoff_ms = static_cast<int>(Number(opt, val, keys::kJbsFetchRetryBackoffMs));
     } else {
       Usage("unknown option " + opt);
     }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fetch_client.h"
+#include "jbs_key_table.h"
 #include "job_registry.h"
 #include "merger_session.h"
 #include "transport.h"
@@ -21,14 +22,16 @@ namespace hadoop_accel::jbs {
 
 struct NetMergerConfig {
   std::string socket_path;
-  size_t buffer_bytes = 128 * 1024;
-  uint64_t memory_bytes = 256ull << 20;
-  size_t max_connections = 512;
+  // Defaults from accel-default.xml (the generated jbs_key_table.h).
+  size_t buffer_bytes = keys::kJbsBufferBytes.default_value;
+  uint64_t memory_bytes = keys::kJbsMergerMemoryBytes.default_value;
+  size_t max_connections = keys::kJbsMergerMaxConnections.default_value;
   std::vector<std::string> spill_dirs;
-  int connect_timeout_ms = 5000;
-  int read_timeout_ms = 180000;  // for the transport the caller makes (MakeTcpTransport)
-  int fetch_retries = 5;
-  int retry_backoff_ms = 500;
+  int connect_timeout_ms = static_cast<int>(keys::kJbsConnectTimeoutMs.default_value);
+  // for the transport the caller makes (MakeTcpTransport)
+  int read_timeout_ms = static_cast<int>(keys::kJbsReadTimeoutMs.default_value);
+  int fetch_retries = static_cast<int>(keys::kJbsFetchRetries.default_value);
+  int retry_backoff_ms = static_cast<int>(keys::kJbsFetchRetryBackoffMs.default_value);
   size_t max_sessions = 1024;  // registered reducers at once (not a command-line option)
   int register_timeout_ms = 60000;  // a connection must REGISTER within this (nor this)
 };

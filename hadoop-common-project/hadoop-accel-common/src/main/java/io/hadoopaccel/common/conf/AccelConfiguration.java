@@ -15,6 +15,7 @@ import org.apache.hadoop.util.StringUtils;
  * <p>Upstream's {@code Configuration.getBoolean} quietly returns the default for a value such as
  * {@code "ture"}; a feature switch must not be silently ignored, so these getters reject bad
  * values with an {@link IllegalArgumentException} naming the key, at the feature's start-up.
+ * Numbers are bounded by the key's {@code <range>} in the same file, never by literals in code.
  */
 public final class AccelConfiguration {
   public static final String DEFAULT_RESOURCE = "accel-default.xml";
@@ -70,32 +71,43 @@ public final class AccelConfiguration {
     }
   }
 
-  /** An integer in [min, max]. */
-  public static int getInt(Configuration conf, String key, int min, int max) {
+  /**
+   * An integer within the key's declared {@code <range>} (see {@link AccelKeyRanges}), which must
+   * fit an int.
+   */
+  public static int getInt(Configuration conf, String key) {
+    KeyRange r = AccelKeyRanges.of(key);
+    if (r.min < Integer.MIN_VALUE || r.max > Integer.MAX_VALUE) {
+      throw new IllegalStateException("range of " + key + " (" + r + ") does not fit an int");
+    }
     String v = required(conf, key);
     long n;
     try {
       n = Long.parseLong(v);
     } catch (NumberFormatException e) {
-      throw bad(key, v, "an integer in [" + min + ", " + max + "]");
+      throw bad(key, v, r.expected("an integer"));
     }
-    if (n < min || n > max) {
-      throw bad(key, v, "an integer in [" + min + ", " + max + "]");
+    if (!r.contains(n)) {
+      throw bad(key, v, r.expected("an integer"));
     }
     return (int) n;
   }
 
-  /** A byte size such as {@code 128k}, {@code 64m} or {@code 1g}, in [min, max] bytes. */
-  public static long getBytes(Configuration conf, String key, long min, long max) {
+  /**
+   * A byte size such as {@code 128k}, {@code 64m} or {@code 1g}, within the key's declared
+   * {@code <range>} (see {@link AccelKeyRanges}).
+   */
+  public static long getBytes(Configuration conf, String key) {
+    KeyRange r = AccelKeyRanges.of(key);
     String v = required(conf, key);
     long n;
     try {
       n = StringUtils.TraditionalBinaryPrefix.string2long(v);
     } catch (IllegalArgumentException e) { // includes NumberFormatException
-      throw bad(key, v, "a size such as 128k, 64m or 1g");
+      throw bad(key, v, "a size such as 128k, 64m or 1g, " + r.expected("bytes"));
     }
-    if (n < min || n > max) {
-      throw bad(key, v, "a size between " + min + " and " + max + " bytes");
+    if (!r.contains(n)) {
+      throw bad(key, v, r.expected("a size"));
     }
     return n;
   }

@@ -37,21 +37,64 @@ class TestAccelConfiguration {
   }
 
   @Test
-  void intsAreRangeChecked() {
-    assertEquals(7, AccelConfiguration.getInt(with("k.i", "7"), "k.i", 1, 10));
-    assertRejected(() -> AccelConfiguration.getInt(with("k.i", "11"), "k.i", 1, 10), "k.i", "11");
-    assertRejected(() -> AccelConfiguration.getInt(with("k.i", "x"), "k.i", 1, 10), "k.i", "x");
-    assertRejected(() -> AccelConfiguration.getInt(with("k.i", "99999999999"), "k.i", 1, 10),
-        "k.i", "99999999999");
+  void intsAreBoundedByTheDeclaredRange() {
+    String key = "hadoop.accel.jbs.merger.max.connections"; // <range>1..65536</range>
+    assertEquals(7, AccelConfiguration.getInt(with(key, "7"), key));
+    assertRejected(() -> AccelConfiguration.getInt(with(key, "65537"), key), key, "65537");
+    assertRejected(() -> AccelConfiguration.getInt(with(key, "x"), key), key, "x");
+    assertRejected(() -> AccelConfiguration.getInt(with(key, "99999999999"), key), key,
+        "99999999999");
   }
 
   @Test
-  void sizesTakeUnits() {
-    assertEquals(128L << 10, AccelConfiguration.getBytes(with("k.s", "128k"), "k.s", 1, 1L << 30));
-    assertEquals(64L << 20, AccelConfiguration.getBytes(with("k.s", "64m"), "k.s", 1, 1L << 30));
-    assertRejected(() -> AccelConfiguration.getBytes(with("k.s", "2g"), "k.s", 1, 1L << 30), "k.s", "2g");
-    assertRejected(() -> AccelConfiguration.getBytes(with("k.s", "lots"), "k.s", 1, 1L << 30),
-        "k.s", "lots");
+  void sizesTakeUnitsAndSteps() {
+    String key = "hadoop.accel.jbs.buffer.bytes"; // <range>4k..16m step 4k</range>
+    assertEquals(128L << 10, AccelConfiguration.getBytes(with(key, "128k"), key));
+    assertEquals(16L << 20, AccelConfiguration.getBytes(with(key, "16m"), key));
+    assertRejected(() -> AccelConfiguration.getBytes(with(key, "32m"), key), key, "32m");
+    assertRejected(() -> AccelConfiguration.getBytes(with(key, "5000"), key), key, "5000");
+    assertRejected(() -> AccelConfiguration.getBytes(with(key, "lots"), key), key, "lots");
+  }
+
+  @Test
+  void everyDeclaredRangeAcceptsItsEndsAndRefusesOneBeyond() {
+    assertTrue(AccelKeyRanges.all().size() >= 10, AccelKeyRanges.all().toString());
+    for (KeyRange r : AccelKeyRanges.all().values()) {
+      assertEquals(r.min, AccelConfiguration.getBytes(with(r.key, Long.toString(r.min)), r.key));
+      assertEquals(r.max, AccelConfiguration.getBytes(with(r.key, Long.toString(r.max)), r.key));
+      String below = Long.toString(r.min - 1);
+      String above = Long.toString(r.max + 1);
+      assertRejected(() -> AccelConfiguration.getBytes(with(r.key, below), r.key), r.key, below);
+      assertRejected(() -> AccelConfiguration.getBytes(with(r.key, above), r.key), r.key, above);
+      if (r.max <= Integer.MAX_VALUE) {
+        assertEquals(r.max, AccelConfiguration.getInt(with(r.key, Long.toString(r.max)), r.key));
+        assertRejected(() -> AccelConfiguration.getInt(with(r.key, above), r.key), r.key, above);
+      }
+      if (r.step > 1) {
+        String off = Long.toString(r.min + 1);
+        assertRejected(() -> AccelConfiguration.getBytes(with(r.key, off), r.key), r.key, off);
+      }
+    }
+  }
+
+  @Test
+  void aNumberWithoutADeclaredRangeIsABug() {
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> AccelConfiguration.getInt(with("k.i", "7"), "k.i"));
+    assertTrue(e.getMessage().contains("k.i") && e.getMessage().contains("<range>"),
+        e.getMessage());
+  }
+
+  @Test
+  void rangesParse() {
+    KeyRange r = KeyRange.parse("k", " 4k..16m step 4k ");
+    assertEquals(4096, r.min);
+    assertEquals(16L << 20, r.max);
+    assertEquals(4096, r.step);
+    assertTrue(r.contains(8192) && !r.contains(8193) && !r.contains(0));
+    assertThrows(IllegalArgumentException.class, () -> KeyRange.parse("k", "4k-16m"));
+    assertThrows(IllegalArgumentException.class, () -> KeyRange.parse("k", "9..1"));
+    assertThrows(IllegalArgumentException.class, () -> KeyRange.parse("k", "1..x"));
   }
 
   @Test

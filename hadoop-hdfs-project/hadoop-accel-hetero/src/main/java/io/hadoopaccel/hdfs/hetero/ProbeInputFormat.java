@@ -1,5 +1,6 @@
 package io.hadoopaccel.hdfs.hetero;
 
+import io.hadoopaccel.common.conf.AccelConfiguration;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,19 +25,19 @@ import org.apache.hadoop.util.ReflectionUtils;
  * must be a {@link FileInputFormat} whose readers accept a {@link FileSplit}.
  */
 public class ProbeInputFormat<K, V> extends InputFormat<K, V> {
-  public static final String SAMPLE = "hadoop.accel.hetero.probe.sample";
-  public static final String HOSTS = "hadoop.accel.hetero.probe.hosts";
-  public static final String SPLITS_PER_NODE = "hadoop.accel.hetero.probe.splits-per-node";
-  public static final String DELEGATE = "hadoop.accel.hetero.probe.input-format";
+  public static final String SAMPLE = HeteroConfigKeys.PROBE_SAMPLE;
+  public static final String HOSTS = HeteroConfigKeys.PROBE_HOSTS;
+  public static final String SPLITS_PER_NODE = HeteroConfigKeys.PROBE_SPLITS_PER_NODE;
+  public static final String DELEGATE = HeteroConfigKeys.PROBE_INPUT_FORMAT;
 
   @Override
   public List<InputSplit> getSplits(JobContext context) throws IOException {
     Configuration conf = context.getConfiguration();
     Path sample = new Path(require(conf, SAMPLE));
     String[] hosts = conf.getTrimmedStrings(HOSTS);
-    int k = conf.getInt(SPLITS_PER_NODE, 1);
-    if (hosts.length == 0 || k < 1) {
-      throw new IOException("probe job needs " + HOSTS + " and " + SPLITS_PER_NODE + " >= 1");
+    int k = AccelConfiguration.getInt(conf, SPLITS_PER_NODE);
+    if (hosts.length == 0) {
+      throw new IOException("probe job needs " + HOSTS);
     }
     FileStatus st = sample.getFileSystem(conf).getFileStatus(sample);
     List<InputSplit> splits = new ArrayList<>();

@@ -1,6 +1,5 @@
 package io.hadoopaccel.hdfs.hetero;
 
-import io.hadoopaccel.common.conf.AccelConfigKeys;
 import io.hadoopaccel.common.conf.AccelConfiguration;
 import java.io.IOException;
 import java.io.Reader;
@@ -18,7 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The profiles file ({@value AccelConfigKeys#HETERO_PROFILES_FILE}) as the NameNode and the
+ * The profiles file ({@value HeteroConfigKeys#PROFILES_FILE}) as the NameNode and the
  * {@code hdfs hetero} tools see it: loaded, re-read when it changes, written atomically.
  *
  * <p>A relative name is resolved against {@code $HADOOP_CONF_DIR} (the current directory when
@@ -39,8 +38,7 @@ public final class ProfileFile {
 
   /** Loads the file named by {@code conf}; throws if it exists and is malformed. */
   public ProfileFile(Configuration conf) throws IOException {
-    this(resolve(conf), AccelConfiguration.getInt(
-        conf, AccelConfigKeys.HETERO_PROFILES_RELOAD_MS, 0, Integer.MAX_VALUE));
+    this(resolve(conf), AccelConfiguration.getInt(conf, HeteroConfigKeys.PROFILES_RELOAD_MS));
   }
 
   public ProfileFile(Path path, long reloadIntervalMs) throws IOException {
@@ -52,10 +50,10 @@ public final class ProfileFile {
 
   /** The file a configuration names. */
   public static Path resolve(Configuration conf) {
-    String name = AccelConfiguration.getString(conf, AccelConfigKeys.HETERO_PROFILES_FILE);
+    String name = AccelConfiguration.getString(conf, HeteroConfigKeys.PROFILES_FILE);
     if (name == null || name.isEmpty()) {
       throw new IllegalArgumentException(
-          "Configuration key " + AccelConfigKeys.HETERO_PROFILES_FILE + " is empty");
+          "Configuration key " + HeteroConfigKeys.PROFILES_FILE + " is empty");
     }
     Path p = Paths.get(name);
     if (!p.isAbsolute()) {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.hadoopaccel.common.conf.AccelConfigKeys;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -28,7 +27,7 @@ class TestHeteroAdmin {
   void setUp() {
     file = tmp.resolve("conf").resolve("hetero-profiles.conf");
     conf = new Configuration(false);
-    conf.set(AccelConfigKeys.HETERO_PROFILES_FILE, file.toString());
+    conf.set(HeteroConfigKeys.PROFILES_FILE, file.toString());
   }
 
   private int run(String... args) {
@@ -188,7 +187,7 @@ class TestHeteroAdmin {
   @Test
   void relativeFileNameResolvesAgainstConfDirOrCwd() {
     Configuration c = new Configuration(false);
-    c.set(AccelConfigKeys.HETERO_PROFILES_FILE, "hetero-profiles.conf");
+    c.set(HeteroConfigKeys.PROFILES_FILE, "hetero-profiles.conf");
     Path p = ProfileFile.resolve(c);
     assertTrue(p.isAbsolute());
     assertEquals("hetero-profiles.conf", p.getFileName().toString());

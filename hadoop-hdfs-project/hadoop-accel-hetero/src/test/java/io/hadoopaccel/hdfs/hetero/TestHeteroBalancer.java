@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.hadoopaccel.common.conf.AccelConfigKeys;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -76,7 +75,7 @@ class TestHeteroBalancer {
     conf.setBoolean(DFSConfigKeys.DFS_NAMENODE_REDUNDANCY_CONSIDERLOAD_KEY, false);
     // Default dead-node interval on purpose: a loaded test machine can stall heartbeats for
     // seconds, and the stopped DataNode is restarted before it would be declared dead anyway.
-    conf.set(AccelConfigKeys.HETERO_PROFILES_FILE, tmp.resolve("hetero-profiles").toString());
+    conf.set(HeteroConfigKeys.PROFILES_FILE, tmp.resolve("hetero-profiles").toString());
     cluster = new MiniDFSCluster.Builder(conf).numDataNodes(3).build();
     cluster.waitActive();
     fs = cluster.getFileSystem();

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.hadoopaccel.common.conf.AccelConfigKeys;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -61,8 +60,8 @@ class TestHeteroPlacement {
     Configuration conf = new Configuration();
     conf.set(DFSConfigKeys.DFS_BLOCK_REPLICATOR_CLASSNAME_KEY,
         HeteroBlockPlacementPolicy.class.getName());
-    conf.set(AccelConfigKeys.HETERO_PROFILES_FILE, profilesFile.toString());
-    conf.set(AccelConfigKeys.HETERO_PROFILES_RELOAD_MS, "0");
+    conf.set(HeteroConfigKeys.PROFILES_FILE, profilesFile.toString());
+    conf.set(HeteroConfigKeys.PROFILES_RELOAD_MS, "0");
     conf.setLong(DFSConfigKeys.DFS_BLOCK_SIZE_KEY, BLOCK);
     conf.setLong(DFSConfigKeys.DFS_NAMENODE_MIN_BLOCK_SIZE_KEY, 0);
     conf.setInt(DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_KEY, 1);
@@ -250,15 +249,15 @@ class TestHeteroPlacement {
     Path bad = tmp.resolve("bad.conf");
     Files.write(bad, "profile p\nnode a 1\nnode b x\n".getBytes(StandardCharsets.UTF_8));
     Configuration conf = new Configuration();
-    conf.set(AccelConfigKeys.HETERO_PROFILES_FILE, bad.toString());
+    conf.set(HeteroConfigKeys.PROFILES_FILE, bad.toString());
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> new HeteroPlacement(conf, null, cluster.getNamesystem().getBlockManager()
             .getDatanodeManager().getNetworkTopology()));
     assertEquals(bad + ":3: ratio 'x' of node b is not a number", e.getMessage());
-    conf.set(AccelConfigKeys.HETERO_PROFILES_RELOAD_MS, "soon");
+    conf.set(HeteroConfigKeys.PROFILES_RELOAD_MS, "soon");
     assertTrue(assertThrows(IllegalArgumentException.class,
         () -> new HeteroPlacement(conf, null, null)).getMessage()
-        .contains(AccelConfigKeys.HETERO_PROFILES_RELOAD_MS));
+        .contains(HeteroConfigKeys.PROFILES_RELOAD_MS));
   }
 
   @Test

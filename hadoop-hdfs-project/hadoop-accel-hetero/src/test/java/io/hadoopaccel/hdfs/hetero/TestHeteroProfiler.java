@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.hadoopaccel.common.conf.AccelConfigKeys;
 import io.hadoopaccel.minicluster.MiniHadoopClusterExtension;
 import io.hadoopaccel.workloads.jobs.WordCount;
 import java.io.IOException;
@@ -60,7 +59,7 @@ class TestHeteroProfiler {
   @BeforeEach
   void setUp() {
     conf = CLUSTER.getConfiguration();
-    conf.set(AccelConfigKeys.HETERO_PROFILES_FILE, tmp.resolve("hetero-profiles.conf").toString());
+    conf.set(HeteroConfigKeys.PROFILES_FILE, tmp.resolve("hetero-profiles.conf").toString());
   }
 
   private int run(String... args) {

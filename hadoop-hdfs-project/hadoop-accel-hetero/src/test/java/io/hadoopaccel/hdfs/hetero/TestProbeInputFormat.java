@@ -3,6 +3,7 @@ package io.hadoopaccel.hdfs.hetero;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -55,6 +56,9 @@ class TestProbeInputFormat {
   @Test
   void missingSettingsAreErrors() {
     assertThrows(IOException.class, () -> splits(10, 1));
-    assertThrows(IOException.class, () -> splits(10, 0, "dn1"));
+    // Out of its declared range: refused naming the key, as every key of ours is.
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> splits(10, 0, "dn1"));
+    assertTrue(e.getMessage().contains(HeteroConfigKeys.PROBE_SPLITS_PER_NODE), e.getMessage());
   }
 }

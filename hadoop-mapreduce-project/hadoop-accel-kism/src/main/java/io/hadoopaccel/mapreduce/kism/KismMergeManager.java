@@ -1,6 +1,5 @@
 package io.hadoopaccel.mapreduce.kism;
 
-import io.hadoopaccel.common.conf.AccelConfigKeys;
 import io.hadoopaccel.common.conf.AccelConfiguration;
 import java.io.IOException;
 import java.util.ArrayDeque;
@@ -115,9 +114,9 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
         Integer.MAX_VALUE - 8);
     this.maxInMemReduce = (long) (memoryLimit * reduceBuffer);
     this.inMemoryLimit = Math.min(memoryLimit, maxInMemReduce);
-    this.readBufferBytes = (int) AccelConfiguration.getBytes(conf,
-        AccelConfigKeys.KISM_READ_BUFFER_BYTES, MIN_READ_BUFFER, 64L << 20);
-    this.mergeThread = AccelConfiguration.getBoolean(conf, AccelConfigKeys.KISM_MERGE_THREAD);
+    this.readBufferBytes =
+        (int) AccelConfiguration.getBytes(conf, KismConfigKeys.READ_BUFFER_BYTES);
+    this.mergeThread = AccelConfiguration.getBoolean(conf, KismConfigKeys.MERGE_THREAD);
     ShutdownHookManager.get().addShutdownHook(cleanupHook, 10);
     LOG.info("KISM merge for {}: memoryLimit={} maxSingleShuffleLimit={} maxInMemReduce={}"
         + " readBuffer={} mergeThread={}", reduceId, memoryLimit, maxSingleShuffleLimit,

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.hadoopaccel.common.conf.AccelConfigKeys;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -107,7 +106,7 @@ class TestKismMerge {
 
   @Test
   void mergeThreadGivesTheSameResult() throws Exception {
-    conf.setBoolean(AccelConfigKeys.KISM_MERGE_THREAD, true);
+    conf.setBoolean(KismConfigKeys.MERGE_THREAD, true);
     conf.setLong(MRJobConfig.REDUCE_MEMORY_TOTAL_BYTES, 4L << 20);
     checkAgainstStock(randomOutputs(new Random(9), 30, 60, 64 * 1024, 6), null);
   }
@@ -115,7 +114,7 @@ class TestKismMerge {
   @ParameterizedTest(name = "merge thread {0}")
   @ValueSource(booleans = {true, false})
   void corruptionOnLocalDiskFailsTheMerge(boolean mergeThread) throws Exception {
-    conf.setBoolean(AccelConfigKeys.KISM_MERGE_THREAD, mergeThread);
+    conf.setBoolean(KismConfigKeys.MERGE_THREAD, mergeThread);
     conf.setLong(MRJobConfig.REDUCE_MEMORY_TOTAL_BYTES, 64L << 10); // everything goes to disk
     // 4 outputs of ~2 MB: the merge thread runs at most 3 MB ahead, so the damaged end of the
     // last output is still unread when the test damages it.
@@ -217,9 +216,9 @@ class TestKismMerge {
 
   @Test
   void badReadBufferFailsNamingTheKey() {
-    conf.set(AccelConfigKeys.KISM_READ_BUFFER_BYTES, "12 parsecs");
+    conf.set(KismConfigKeys.READ_BUFFER_BYTES, "12 parsecs");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, this::manager);
-    assertTrue(e.getMessage().contains(AccelConfigKeys.KISM_READ_BUFFER_BYTES), e.getMessage());
+    assertTrue(e.getMessage().contains(KismConfigKeys.READ_BUFFER_BYTES), e.getMessage());
   }
 
   // ---------------------------------------------------------------------------------------

@@ -1,6 +1,5 @@
 package io.hadoopaccel.streaming.shm;
 
-import io.hadoopaccel.common.conf.AccelConfigKeys;
 import io.hadoopaccel.common.conf.AccelConfiguration;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -52,8 +51,8 @@ final class BulkMapInput {
 
   /** Why this task's input must go line by line, or empty when it can go in bulk. */
   static Optional<String> whyNot(JobConf job, InputSplit split) {
-    if (!AccelConfiguration.getBoolean(job, AccelConfigKeys.SHM_STREAMING_BULK_INPUT)) {
-      return Optional.of(AccelConfigKeys.SHM_STREAMING_BULK_INPUT + "=false");
+    if (!AccelConfiguration.getBoolean(job, ShmStreamingConfigKeys.BULK_INPUT)) {
+      return Optional.of(ShmStreamingConfigKeys.BULK_INPUT + "=false");
     }
     if (!(split instanceof FileSplit)) {
       return Optional.of("the split is a " + split.getClass().getName() + ", not a file split");

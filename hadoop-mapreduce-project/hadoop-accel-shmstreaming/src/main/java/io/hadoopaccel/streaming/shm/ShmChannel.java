@@ -98,7 +98,7 @@ final class ShmChannel {
         out = createRing(base + ".out", ShmRingLibrary.READER, settings);
       } catch (IOException e) {
         return sendPipes(stdin, "cannot create a ring in " + settings.dir + " ("
-            + AccelConfigKeys.SHM_STREAMING_DIR + "): " + e.getMessage());
+            + ShmStreamingConfigKeys.DIR + "): " + e.getMessage());
       }
       try {
         writeLine(stdin, HANDSHAKE + "\t" + in.path() + "\t" + out.path());
@@ -189,7 +189,7 @@ final class ShmChannel {
         }
         if (System.nanoTime() > deadline) {
           throw new IOException("The streaming program did not attach to its shared-memory "
-              + "rings within " + timeoutMs + " ms (" + AccelConfigKeys.SHM_STREAMING_ATTACH_TIMEOUT_MS
+              + "rings within " + timeoutMs + " ms (" + ShmStreamingConfigKeys.ATTACH_TIMEOUT_MS
               + "). With -io shm (stream.*.input/output=shm) the program must read and write "
               + "its records through libhadoop_shm: in C/C++ hadoop_accel/shm_stream.h or "
               + "SMStream, in Python the package hadoop_shm (lib/native and share/hadoop/tools/"
@@ -258,18 +258,16 @@ final class ShmChannel {
     final long attachTimeoutMs;
 
     Settings(Configuration conf) {
-      dir = AccelConfiguration.getString(conf, AccelConfigKeys.SHM_STREAMING_DIR);
+      dir = AccelConfiguration.getString(conf, ShmStreamingConfigKeys.DIR);
       if (dir.isEmpty() || dir.contains("\t") || dir.contains("\n")) {
-        throw new IllegalArgumentException(AccelConfigKeys.SHM_STREAMING_DIR + "='" + dir
+        throw new IllegalArgumentException(ShmStreamingConfigKeys.DIR + "='" + dir
             + "' is not valid: expected a directory path without tabs or newlines");
       }
-      bufferBytes = AccelConfiguration.getBytes(conf, AccelConfigKeys.SHM_STREAMING_BUFFER_BYTES,
-          4096, 1L << 30);
-      String b = AccelConfiguration.getString(conf, AccelConfigKeys.SHM_STREAMING_BATCH_SIZE);
+      bufferBytes = AccelConfiguration.getBytes(conf, ShmStreamingConfigKeys.BUFFER_BYTES);
+      String b = AccelConfiguration.getString(conf, ShmStreamingConfigKeys.BATCH_SIZE);
       batch = "auto".equalsIgnoreCase(b.trim()) ? 0
-          : AccelConfiguration.getInt(conf, AccelConfigKeys.SHM_STREAMING_BATCH_SIZE, 1, 1 << 20);
-      attachTimeoutMs = AccelConfiguration.getInt(conf,
-          AccelConfigKeys.SHM_STREAMING_ATTACH_TIMEOUT_MS, 1, Integer.MAX_VALUE);
+          : AccelConfiguration.getInt(conf, ShmStreamingConfigKeys.BATCH_SIZE);
+      attachTimeoutMs = AccelConfiguration.getInt(conf, ShmStreamingConfigKeys.ATTACH_TIMEOUT_MS);
     }
   }
 }

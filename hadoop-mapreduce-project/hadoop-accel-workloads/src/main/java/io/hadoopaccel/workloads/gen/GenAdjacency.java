@@ -1,5 +1,6 @@
 package io.hadoopaccel.workloads.gen;
 
+import io.hadoopaccel.workloads.WorkloadConfigKeys;
 import io.hadoopaccel.workloads.WorkloadTool;
 import io.hadoopaccel.workloads.util.Args;
 import io.hadoopaccel.workloads.util.ByteBuf;
@@ -26,10 +27,10 @@ import org.apache.hadoop.util.ToolRunner;
  * writes the same graph as {@code v TAB n} per edge. The adjacencylist job reads both.
  */
 public class GenAdjacency extends WorkloadTool {
-  public static final String VERTICES = "accel.workloads.gen.adjacency.vertices";
-  public static final String MIN_VALUE = "accel.workloads.gen.adjacency.min-value";
-  public static final String MAX_VALUE = "accel.workloads.gen.adjacency.max-value";
-  public static final String EDGES = "accel.workloads.gen.adjacency.edges";
+  public static final String VERTICES = WorkloadConfigKeys.GEN_ADJACENCY_VERTICES;
+  public static final String MIN_VALUE = WorkloadConfigKeys.GEN_ADJACENCY_MIN_VALUE;
+  public static final String MAX_VALUE = WorkloadConfigKeys.GEN_ADJACENCY_MAX_VALUE;
+  public static final String EDGES = WorkloadConfigKeys.GEN_ADJACENCY_EDGES;
   public static final int DEFAULT_MIN_VALUE = 4 << 10;
   public static final int DEFAULT_MAX_VALUE = 64 << 10;
 

@@ -1,5 +1,6 @@
 package io.hadoopaccel.workloads.gen;
 
+import io.hadoopaccel.workloads.WorkloadConfigKeys;
 import io.hadoopaccel.workloads.WorkloadTool;
 import io.hadoopaccel.workloads.util.Args;
 import io.hadoopaccel.workloads.util.ByteBuf;
@@ -26,9 +27,9 @@ import org.apache.hadoop.util.ToolRunner;
  * output/input ratio (about (group-1)/2 plus the effect of the size spread).
  */
 public class GenSelfJoin extends WorkloadTool {
-  public static final String FIELDS = "accel.workloads.gen.selfjoin.k";
-  public static final String GROUP = "accel.workloads.gen.selfjoin.group";
-  public static final String ITEMS = "accel.workloads.gen.selfjoin.items";
+  public static final String FIELDS = WorkloadConfigKeys.GEN_SELFJOIN_K;
+  public static final String GROUP = WorkloadConfigKeys.GEN_SELFJOIN_GROUP;
+  public static final String ITEMS = WorkloadConfigKeys.GEN_SELFJOIN_ITEMS;
   public static final int DEFAULT_FIELDS = 3;
   public static final int DEFAULT_GROUP = 8;
   public static final long DEFAULT_ITEMS = 100_000;

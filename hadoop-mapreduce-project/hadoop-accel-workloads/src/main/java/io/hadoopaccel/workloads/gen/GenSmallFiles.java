@@ -1,5 +1,6 @@
 package io.hadoopaccel.workloads.gen;
 
+import io.hadoopaccel.workloads.WorkloadConfigKeys;
 import io.hadoopaccel.workloads.WorkloadTool;
 import io.hadoopaccel.workloads.util.Args;
 import io.hadoopaccel.workloads.util.ByteBuf;
@@ -25,7 +26,7 @@ import org.apache.hadoop.util.ToolRunner;
  * output directory, so the output committer publishes them (no part files are created).
  */
 public class GenSmallFiles extends WorkloadTool {
-  public static final String FILE_BYTES = "accel.workloads.gen.smallfiles.bytes";
+  public static final String FILE_BYTES = WorkloadConfigKeys.GEN_SMALLFILES_BYTES;
   public static final long DEFAULT_FILE_BYTES = 1L << 20;
   private static final int CHUNK = 1 << 20;
 

@@ -1,5 +1,6 @@
 package io.hadoopaccel.workloads.gen;
 
+import io.hadoopaccel.workloads.WorkloadConfigKeys;
 import io.hadoopaccel.workloads.WorkloadTool;
 import io.hadoopaccel.workloads.util.Args;
 import io.hadoopaccel.workloads.util.ByteBuf;
@@ -23,11 +24,11 @@ import org.apache.hadoop.util.ToolRunner;
  * number of map tasks.
  */
 public class GenText extends WorkloadTool {
-  public static final String BYTES = "accel.workloads.gen.text.bytes";
-  public static final String EXPONENT = "accel.workloads.gen.text.zipf";
-  public static final String MIN_WORDS = "accel.workloads.gen.text.min-words";
-  public static final String MAX_WORDS = "accel.workloads.gen.text.max-words";
-  public static final String VOCABULARY_SIZE = "accel.workloads.gen.text.vocabulary";
+  public static final String BYTES = WorkloadConfigKeys.GEN_TEXT_BYTES;
+  public static final String EXPONENT = WorkloadConfigKeys.GEN_TEXT_ZIPF;
+  public static final String MIN_WORDS = WorkloadConfigKeys.GEN_TEXT_MIN_WORDS;
+  public static final String MAX_WORDS = WorkloadConfigKeys.GEN_TEXT_MAX_WORDS;
+  public static final String VOCABULARY_SIZE = WorkloadConfigKeys.GEN_TEXT_VOCABULARY;
   /** Bytes per generated block (the unit of work and of determinism). */
   public static final int BLOCK_BYTES = 1 << 20;
 

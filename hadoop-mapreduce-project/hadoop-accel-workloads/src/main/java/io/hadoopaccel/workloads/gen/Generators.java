@@ -1,5 +1,6 @@
 package io.hadoopaccel.workloads.gen;
 
+import io.hadoopaccel.workloads.WorkloadConfigKeys;
 import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -13,13 +14,13 @@ import org.apache.hadoop.mapreduce.lib.output.TextOutputFormat;
 
 /** Shared set-up of the map-only generator jobs. */
 public final class Generators {
-  public static final String SEED = "accel.workloads.gen.seed";
+  public static final String SEED = WorkloadConfigKeys.GEN_SEED;
   public static final long DEFAULT_SEED = 20240601L;
   /**
    * Number of map tasks. Not mapreduce.job.maps: the local job runner's protocol provider
    * forces that to 1 (which is why upstream TeraGen runs one map in local mode).
    */
-  public static final String MAPS = "accel.workloads.gen.maps";
+  public static final String MAPS = WorkloadConfigKeys.GEN_MAPS;
 
   /** Stream domains: one per generator, so equal seeds give unrelated data. */
   static final long DOMAIN_TEXT = 0x7465787400000000L;

@@ -1,5 +1,6 @@
 package io.hadoopaccel.workloads.gen;
 
+import io.hadoopaccel.workloads.WorkloadConfigKeys;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
@@ -21,7 +22,7 @@ import org.apache.hadoop.mapreduce.TaskAttemptContext;
  * task receives its unit indices as keys and generates those units.
  */
 public class RangeInputFormat extends InputFormat<LongWritable, NullWritable> {
-  public static final String UNITS = "accel.workloads.gen.units";
+  public static final String UNITS = WorkloadConfigKeys.GEN_UNITS;
 
   public static void setUnits(Configuration conf, long units) {
     conf.setLong(UNITS, units);

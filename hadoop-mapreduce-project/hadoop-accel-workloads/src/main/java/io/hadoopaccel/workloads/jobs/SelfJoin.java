@@ -1,5 +1,6 @@
 package io.hadoopaccel.workloads.jobs;
 
+import io.hadoopaccel.workloads.WorkloadConfigKeys;
 import io.hadoopaccel.workloads.WorkloadTool;
 import io.hadoopaccel.workloads.util.Args;
 import java.io.IOException;
@@ -24,7 +25,7 @@ import org.apache.hadoop.util.ToolRunner;
  * (MALFORMED_LINES). Input: gen-selfjoin.
  */
 public class SelfJoin extends WorkloadTool {
-  public static final String FIELDS = "accel.workloads.selfjoin.k";
+  public static final String FIELDS = WorkloadConfigKeys.SELFJOIN_K;
 
   @Override
   protected String programName() {

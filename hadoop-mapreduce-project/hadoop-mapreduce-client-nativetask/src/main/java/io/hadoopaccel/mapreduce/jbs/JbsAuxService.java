@@ -74,7 +74,7 @@ public class JbsAuxService extends AuxiliaryService implements JbsJobTokens.List
     File mergerBin = cfg.mergerBinary();
     if (!SupervisedDaemon.executable(supplierBin) || !SupervisedDaemon.executable(mergerBin)) {
       LOG.error("JBS native shuffle is off on this node: {} not found or not executable (set "
-          + "hadoop.accel.jbs.native.dir); reduces here run stock shuffle",
+          + JbsConfigKeys.NATIVE_DIR + "); reduces here run stock shuffle",
           !SupervisedDaemon.executable(supplierBin) ? supplierBin : mergerBin);
       super.serviceStart();
       return;

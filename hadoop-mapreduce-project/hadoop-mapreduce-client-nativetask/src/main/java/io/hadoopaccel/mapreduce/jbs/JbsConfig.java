@@ -1,6 +1,5 @@
 package io.hadoopaccel.mapreduce.jbs;
 
-import io.hadoopaccel.common.conf.AccelConfigKeys;
 import io.hadoopaccel.common.conf.AccelConfiguration;
 import java.io.File;
 import java.util.ArrayList;
@@ -8,9 +7,11 @@ import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * The JBS keys (declared with defaults and descriptions in {@code accel-default.xml}, constants
- * in {@link AccelConfigKeys}), read strictly: a bad value is an {@link IllegalArgumentException}
- * naming the key, thrown when the aux service or a reduce starts.
+ * The JBS keys (declared with defaults, ranges and descriptions in {@code accel-default.xml},
+ * names in {@link JbsConfigKeys}), read strictly: a bad value is an
+ * {@link IllegalArgumentException} naming the key, thrown when the aux service or a reduce
+ * starts. The ranges are the daemons' own (their parsers are generated from the same file), so
+ * a value accepted here never makes a daemon exit with a usage error.
  */
 public final class JbsConfig {
   /** Aux service name (yarn.nodemanager.aux-services). */
@@ -35,43 +36,27 @@ public final class JbsConfig {
   public final int readyTimeoutMs;
 
   private JbsConfig(Configuration conf) {
-    String dir = AccelConfiguration.get(conf, AccelConfigKeys.JBS_NATIVE_DIR);
+    String dir = AccelConfiguration.get(conf, JbsConfigKeys.NATIVE_DIR);
     nativeDir = dir == null || dir.isEmpty() ? defaultNativeDir() : new File(dir);
-    supplierPort = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_SUPPLIER_PORT, 0, 65535);
-    mergerSocket = AccelConfiguration.getString(conf, AccelConfigKeys.JBS_MERGER_SOCKET);
+    supplierPort = AccelConfiguration.getInt(conf, JbsConfigKeys.SUPPLIER_PORT);
+    mergerSocket = AccelConfiguration.getString(conf, JbsConfigKeys.MERGER_SOCKET);
     if (!mergerSocket.startsWith("/") || mergerSocket.length() > 107) {
       throw new IllegalArgumentException("Invalid value '" + mergerSocket
-          + "' for configuration key " + AccelConfigKeys.JBS_MERGER_SOCKET
+          + "' for configuration key " + JbsConfigKeys.MERGER_SOCKET
           + ": expected an absolute path of at most 107 bytes (a Unix socket path)");
     }
-    bufferBytes = AccelConfiguration.getBytes(conf, AccelConfigKeys.JBS_BUFFER_BYTES, 4096,
-        16L << 20);
-    if (bufferBytes % 4096 != 0) {
-      throw new IllegalArgumentException("Invalid value '" + bufferBytes
-          + "' for configuration key " + AccelConfigKeys.JBS_BUFFER_BYTES
-          + ": expected a multiple of 4096");
-    }
-    supplierBuffers = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_SUPPLIER_BUFFERS, 1,
-        1 << 20);
-    indexCacheBytes = AccelConfiguration.getBytes(conf,
-        AccelConfigKeys.JBS_SUPPLIER_INDEX_CACHE_BYTES, 1, Long.MAX_VALUE);
-    mergerMemoryBytes = AccelConfiguration.getBytes(conf, AccelConfigKeys.JBS_MERGER_MEMORY_BYTES,
-        1L << 20, Long.MAX_VALUE);
-    maxConnections = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_MERGER_MAX_CONNECTIONS,
-        1, 1 << 20);
-    connectTimeoutMs = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_CONNECT_TIMEOUT_MS, 1,
-        Integer.MAX_VALUE);
-    readTimeoutMs = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_READ_TIMEOUT_MS, 1,
-        Integer.MAX_VALUE);
-    reducerReadTimeoutMs = AccelConfiguration.getInt(conf,
-        AccelConfigKeys.JBS_REDUCER_READ_TIMEOUT_MS, 1, Integer.MAX_VALUE);
-    fetchRetries = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_FETCH_RETRIES, 0, 1000);
-    fetchRetryBackoffMs = AccelConfiguration.getInt(conf,
-        AccelConfigKeys.JBS_FETCH_RETRY_BACKOFF_MS, 0, Integer.MAX_VALUE);
-    restartBackoffMs = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_RESTART_BACKOFF_MS, 1,
-        Integer.MAX_VALUE);
-    readyTimeoutMs = AccelConfiguration.getInt(conf, AccelConfigKeys.JBS_READY_TIMEOUT_MS, 1,
-        Integer.MAX_VALUE);
+    bufferBytes = AccelConfiguration.getBytes(conf, JbsConfigKeys.BUFFER_BYTES);
+    supplierBuffers = AccelConfiguration.getInt(conf, JbsConfigKeys.SUPPLIER_BUFFERS);
+    indexCacheBytes = AccelConfiguration.getBytes(conf, JbsConfigKeys.SUPPLIER_INDEX_CACHE_BYTES);
+    mergerMemoryBytes = AccelConfiguration.getBytes(conf, JbsConfigKeys.MERGER_MEMORY_BYTES);
+    maxConnections = AccelConfiguration.getInt(conf, JbsConfigKeys.MERGER_MAX_CONNECTIONS);
+    connectTimeoutMs = AccelConfiguration.getInt(conf, JbsConfigKeys.CONNECT_TIMEOUT_MS);
+    readTimeoutMs = AccelConfiguration.getInt(conf, JbsConfigKeys.READ_TIMEOUT_MS);
+    reducerReadTimeoutMs = AccelConfiguration.getInt(conf, JbsConfigKeys.REDUCER_READ_TIMEOUT_MS);
+    fetchRetries = AccelConfiguration.getInt(conf, JbsConfigKeys.FETCH_RETRIES);
+    fetchRetryBackoffMs = AccelConfiguration.getInt(conf, JbsConfigKeys.FETCH_RETRY_BACKOFF_MS);
+    restartBackoffMs = AccelConfiguration.getInt(conf, JbsConfigKeys.RESTART_BACKOFF_MS);
+    readyTimeoutMs = AccelConfiguration.getInt(conf, JbsConfigKeys.READY_TIMEOUT_MS);
   }
 
   /** Reads and checks every JBS key; throws naming the first bad one. */

@@ -1,6 +1,7 @@
 package org.apache.hadoop.mapreduce.task.reduce;
 
 import io.hadoopaccel.mapreduce.jbs.JbsConfig;
+import io.hadoopaccel.mapreduce.jbs.JbsConfigKeys;
 import io.hadoopaccel.mapreduce.jbs.JbsCounter;
 import io.hadoopaccel.mapreduce.jbs.JbsEligibility;
 import io.hadoopaccel.mapreduce.jbs.MergedStreamIterator;
@@ -77,7 +78,7 @@ public class JbsShuffle<K, V> extends Shuffle<K, V> {
     JobConf conf = context.getJobConf();
     TaskAttemptID reduceId = context.getReduceId();
     if (cfg.supplierPort == 0) {
-      throw new IOException("hadoop.accel.jbs.supplier.port is 0 in the job: the reduce cannot"
+      throw new IOException(JbsConfigKeys.SUPPLIER_PORT + " is 0 in the job: the reduce cannot"
           + " know the MOFSuppliers' port");
     }
     byte[] secret = context.getReduceTask().getShuffleSecret().getEncoded();
