@@ -44,12 +44,14 @@ install_tarball() {
 }
 
 # site FILE name value [name value ...]: adds properties before </configuration>,
-# on top of what the tarball ships.
+# on top of what the tarball ships. SITE_FINAL=true marks them final (a job's job.xml cannot
+# override them in the node's tasks).
 site() {
-  local file=$1 props=
+  local file=$1 props= final=
   shift
+  [[ ${SITE_FINAL:-} == true ]] && final='<final>true</final>'
   while [[ $# -gt 0 ]]; do
-    props+="  <property><name>$1</name><value>$2</value></property>"$'\n'
+    props+="  <property><name>$1</name><value>$2</value>$final</property>"$'\n'
     shift 2
   done
   PROPS=$props awk '/<\/configuration>/ { printf "%s", ENVIRON["PROPS"] } { print }' "$file" > "$file.new"
@@ -115,8 +117,12 @@ apply_conf_overrides() {
   for kv in "$@"; do
     [[ $kv == *=*@*.xml ]] || die "--conf wants NAME=VALUE@FILE, got $kv"
     v=${kv#*=}
+    # A per-node value must win in the node's tasks too: the client's job.xml carries the
+    # default of every key (the shipped core-site.xml includes accel-default.xml).
+    local final=false
+    [[ $v == *'{host}'* ]] && final=true
     v=${v//\{host\}/$host}
-    site "$conf/${kv##*@}" "${kv%%=*}" "${v%@*}"
+    SITE_FINAL=$final site "$conf/${kv##*@}" "${kv%%=*}" "${v%@*}"
   done
 }
 

@@ -1,5 +1,6 @@
 # hadoop-env.sh: environment of every bin/ and sbin/ command, sourced (as bash) after the
-# configuration directory is known and before anything else is decided. Everything is optional:
+# configuration directory is known and before anything else is decided. The yarn command then
+# sources yarn-env.sh, the mapred command mapred-env.sh (both in this directory). Everything is optional:
 # uncomment and edit what you need. Values already in the environment are visible here, so
 # "export X=${X:-default}" keeps an operator's override.
 
@@ -42,6 +43,13 @@
 # export YARN_PROXYSERVER_OPTS=""
 # export MAPRED_HISTORYSERVER_OPTS=""
 # and any other subcommand the same way, e.g. HDFS_BALANCER_OPTS, HADOOP_DISTCP_OPTS.
+#
+# Hadoop 2 names still work, each with a one-line warning naming its replacement (the old name
+# wins when both are set): HADOOP_<SUBCOMMAND>_OPTS (HADOOP_NAMENODE_OPTS -> HDFS_NAMENODE_OPTS,
+# HADOOP_DATANODE_OPTS -> HDFS_DATANODE_OPTS, ...), HADOOP_HEAPSIZE -> HADOOP_HEAPSIZE_MAX,
+# HADOOP_SLAVES -> HADOOP_WORKERS, HADOOP_SLAVE_NAMES -> HADOOP_WORKER_NAMES, and for hdfs
+# commands HADOOP_HDFS_{LOG_DIR,PID_DIR,IDENT_STRING,ROOT_LOGGER,STOP_TIMEOUT} -> HADOOP_*.
+# yarn-env.sh and mapred-env.sh list their own.
 
 # Extra class path entries for every command (after ours; before them if
 # HADOOP_USER_CLASSPATH_FIRST is non-empty).

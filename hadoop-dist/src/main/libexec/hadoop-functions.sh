@@ -54,21 +54,89 @@ hadoop_find_java() {
   HADOOP_JAVA=$java
 }
 
-# Sources $HADOOP_CONF_DIR/hadoop-env.sh and fills in defaults. Call after option parsing.
+# Deprecated environment variable names that stock Hadoop 3 still honours, per program ("*":
+# every command): OLD NEW. A set OLD wins over NEW, with one warning line, as in stock.
+HADOOP_DEPRECATED_ENVVARS='
+*       HADOOP_SLAVES                     HADOOP_WORKERS
+*       HADOOP_SLAVE_NAMES                HADOOP_WORKER_NAMES
+*       HADOOP_HEAPSIZE                   HADOOP_HEAPSIZE_MAX
+hdfs    HADOOP_HDFS_LOG_DIR               HADOOP_LOG_DIR
+hdfs    HADOOP_HDFS_PID_DIR               HADOOP_PID_DIR
+hdfs    HADOOP_HDFS_IDENT_STRING          HADOOP_IDENT_STRING
+hdfs    HADOOP_HDFS_ROOT_LOGGER           HADOOP_ROOT_LOGGER
+hdfs    HADOOP_HDFS_STOP_TIMEOUT          HADOOP_STOP_TIMEOUT
+yarn    YARN_LOG_DIR                      HADOOP_LOG_DIR
+yarn    YARN_PID_DIR                      HADOOP_PID_DIR
+yarn    YARN_IDENT_STRING                 HADOOP_IDENT_STRING
+yarn    YARN_ROOT_LOGGER                  HADOOP_ROOT_LOGGER
+yarn    YARN_STOP_TIMEOUT                 HADOOP_STOP_TIMEOUT
+yarn    YARN_OPTS                         HADOOP_OPTS
+yarn    YARN_HEAPSIZE                     HADOOP_HEAPSIZE_MAX
+yarn    YARN_SLAVES                       HADOOP_WORKERS
+yarn    YARN_WORKERS                      HADOOP_WORKERS
+yarn    YARN_USER_CLASSPATH               HADOOP_CLASSPATH
+yarn    YARN_USER_CLASSPATH_FIRST         HADOOP_USER_CLASSPATH_FIRST
+mapred  HADOOP_MAPRED_LOG_DIR             HADOOP_LOG_DIR
+mapred  HADOOP_MAPRED_PID_DIR             HADOOP_PID_DIR
+mapred  HADOOP_MAPRED_IDENT_STRING        HADOOP_IDENT_STRING
+mapred  HADOOP_MAPRED_ROOT_LOGGER         HADOOP_ROOT_LOGGER
+mapred  HADOOP_MAPRED_STOP_TIMEOUT        HADOOP_STOP_TIMEOUT
+mapred  HADOOP_JOB_HISTORYSERVER_OPTS     MAPRED_HISTORYSERVER_OPTS
+'
+
+# hadoop_deprecate_envvar OLD NEW: if OLD is set, NEW takes its value, with a warning.
+hadoop_deprecate_envvar() {
+  local old=$1 new=$2
+  if [[ -n "${!old:-}" ]]; then
+    hadoop_error "WARNING: $old has been replaced by $new. Using value of $old."
+    printf -v "$new" '%s' "${!old}"
+    export "${new?}"
+  fi
+}
+
+# The rows of HADOOP_DEPRECATED_ENVVARS for this program (HADOOP_PROG; none for sbin scripts).
+hadoop_deprecated_envvars() {
+  local prog old new
+  while read -r prog old new; do
+    [[ -n "$prog" ]] || continue
+    if [[ $prog == '*' || $prog == "${HADOOP_PROG:-}" ]]; then
+      hadoop_deprecate_envvar "$old" "$new"
+    fi
+  done <<< "$HADOOP_DEPRECATED_ENVVARS"
+}
+
+# Sources an operator's env file: it may read variables that are unset, so no -u while it runs.
+hadoop_source_env_file() {
+  [[ -f "$1" ]] || return 0
+  local nounset=
+  [[ $- == *u* ]] && nounset=1
+  set +u
+  # shellcheck source=/dev/null
+  . "$1"
+  [[ -n "$nounset" ]] && set -u
+  return 0
+}
+
+# Sources $HADOOP_CONF_DIR/hadoop-env.sh, then yarn-env.sh (yarn) or mapred-env.sh (mapred),
+# maps deprecated variable names and fills in defaults. Call after option parsing (HADOOP_PROG
+# set by hadoop_main, or by a yarn/mapred sbin script before hadoop_sbin_init).
 hadoop_init_environment() {
+  # YARN_CONF_DIR: stock yarn commands take it over HADOOP_CONF_DIR; --config wins over both.
+  # (HADOOP_SBIN_PROG=yarn: the yarn sbin scripts, which hand their directory on with --config.)
+  if [[ "${HADOOP_PROG:-${HADOOP_SBIN_PROG:-}}" == yarn && -n "${YARN_CONF_DIR:-}" &&
+    -z "${HADOOP_CONFIG_OPTION:-}" ]]; then
+    hadoop_deprecate_envvar YARN_CONF_DIR HADOOP_CONF_DIR
+  fi
   HADOOP_CONF_DIR=${HADOOP_CONF_DIR:-$HADOOP_HOME/etc/hadoop}
   [[ -d "$HADOOP_CONF_DIR" ]] || hadoop_die 1 "ERROR: configuration directory $HADOOP_CONF_DIR does not exist."
   export HADOOP_CONF_DIR
 
-  if [[ -f "$HADOOP_CONF_DIR/hadoop-env.sh" ]]; then
-    # An operator's file: it may read variables that are unset, so no -u while it runs.
-    local nounset=
-    [[ $- == *u* ]] && nounset=1
-    set +u
-    # shellcheck source=/dev/null
-    . "$HADOOP_CONF_DIR/hadoop-env.sh"
-    [[ -n "$nounset" ]] && set -u
-  fi
+  hadoop_source_env_file "$HADOOP_CONF_DIR/hadoop-env.sh"
+  case ${HADOOP_PROG:-} in
+    yarn) hadoop_source_env_file "$HADOOP_CONF_DIR/yarn-env.sh" ;;
+    mapred) hadoop_source_env_file "$HADOOP_CONF_DIR/mapred-env.sh" ;;
+  esac
+  hadoop_deprecated_envvars
 
   hadoop_find_java
 
@@ -183,7 +251,15 @@ hadoop_jvm_options() {
   HADOOP_JVM_ARGS=()
   # First, so that ps and the pid check in hadoop_daemon_pid see which daemon this is.
   [[ $mode != client ]] && HADOOP_JVM_ARGS+=("-Dproc_$HADOOP_SUBCMD")
-  local max=${HADOOP_HEAPSIZE_MAX:-${HADOOP_HEAPSIZE:-}}
+  local max=${HADOOP_HEAPSIZE_MAX:-} heap_var
+  if [[ $mode != client ]]; then
+    # A daemon's own heap, as in stock: YARN_RESOURCEMANAGER_HEAPSIZE, YARN_NODEMANAGER_HEAPSIZE,
+    # YARN_PROXYSERVER_HEAPSIZE, YARN_TIMELINESERVER_HEAPSIZE, HADOOP_JOB_HISTORYSERVER_HEAPSIZE.
+    heap_var=${HADOOP_PROG^^}_${HADOOP_SUBCMD^^}_HEAPSIZE
+    [[ $HADOOP_PROG/$HADOOP_SUBCMD == mapred/historyserver ]] && heap_var=HADOOP_JOB_HISTORYSERVER_HEAPSIZE
+    heap_var=${heap_var//[^A-Z0-9_]/_}
+    [[ -n "${!heap_var:-}" ]] && max=${!heap_var}
+  fi
   [[ -n "$max" ]] && HADOOP_JVM_ARGS+=("-Xmx$(hadoop_heap_size "$max")")
   [[ -n "${HADOOP_HEAPSIZE_MIN:-}" ]] && HADOOP_JVM_ARGS+=("-Xms$(hadoop_heap_size "$HADOOP_HEAPSIZE_MIN")")
   HADOOP_JVM_ARGS+=(
@@ -195,10 +271,17 @@ hadoop_jvm_options() {
   )
   # The operator's options come last so that they win over ours.
   hadoop_append_words HADOOP_JVM_ARGS "${HADOOP_OPTS:-}"
-  [[ $mode == client ]] && hadoop_append_words HADOOP_JVM_ARGS "${HADOOP_CLIENT_OPTS:-}"
+  if [[ $mode == client ]]; then
+    hadoop_append_words HADOOP_JVM_ARGS "${HADOOP_CLIENT_OPTS:-}"
+    [[ $HADOOP_PROG == yarn ]] && hadoop_append_words HADOOP_JVM_ARGS "${YARN_CLIENT_OPTS:-}"
+  fi
   # Per subcommand: HDFS_NAMENODE_OPTS, YARN_RESOURCEMANAGER_OPTS, HADOOP_DISTCP_OPTS, ...
+  # The Hadoop 2 name HADOOP_<SUBCOMMAND>_OPTS (HADOOP_NAMENODE_OPTS) still works, with a warning.
   opts_var=${HADOOP_PROG^^}_${HADOOP_SUBCMD^^}_OPTS
   opts_var=${opts_var//[^A-Z0-9_]/_}
+  local old_var=HADOOP_${HADOOP_SUBCMD^^}_OPTS
+  old_var=${old_var//[^A-Z0-9_]/_}
+  [[ $old_var != "$opts_var" ]] && hadoop_deprecate_envvar "$old_var" "$opts_var"
   hadoop_append_words HADOOP_JVM_ARGS "${!opts_var:-}"
 }
 
@@ -552,6 +635,7 @@ hadoop_parse_options() {
       --config)
         [[ -d "$2" ]] || hadoop_die 1 "ERROR: --config: $2 is not a directory."
         HADOOP_CONF_DIR=$(cd -P -- "$2" && pwd -P)
+        HADOOP_CONFIG_OPTION=1
         shift 2
         ;;
       --daemon)
@@ -677,6 +761,7 @@ hadoop_sbin_init() {
       --config)
         [[ $# -ge 2 && -d "${2:-}" ]] || hadoop_die 2 "ERROR: --config needs a directory." "Usage: $usage"
         HADOOP_CONF_DIR=$(cd -P -- "$2" && pwd -P)
+        HADOOP_CONFIG_OPTION=1
         shift 2
         ;;
       --help | -h)
@@ -776,14 +861,35 @@ hadoop_start_stop_on() {
   fi
 }
 
-# hadoop-daemon.sh, yarn-daemon.sh, mr-jobhistory-daemon.sh: thin wrappers over PROG --daemon.
-# hadoop_daemon_wrapper PROG SCRIPT_NAME ARGS...
+# hadoop-daemon.sh, yarn-daemon.sh, mr-jobhistory-daemon.sh: thin wrappers over PROG --daemon;
+# with "workers", hadoop-daemons.sh and yarn-daemons.sh: the same on every worker host
+# (PROG --workers [--hosts FILE | --hostnames LIST] --daemon ...).
+# hadoop_daemon_wrapper PROG SCRIPT_NAME [workers] -- ARGS...
 hadoop_daemon_wrapper() {
-  local prog=$1 script=$2 usage action daemon rc
+  local prog=$1 script=$2 on_workers= usage action daemon rc
   shift 2
-  usage="$script [--config DIR] (start|stop|status) <daemon> [daemon options]"
+  if [[ ${1:-} == workers ]]; then
+    on_workers=1
+    shift
+  fi
+  [[ ${1:-} == -- ]] && shift
+  if [[ -n "$on_workers" ]]; then
+    usage="$script [--config DIR] [--hosts FILE | --hostnames \"H1,H2\"] (start|stop|status) <daemon> [daemon options]"
+  else
+    usage="$script [--config DIR] (start|stop|status) <daemon> [daemon options]"
+  fi
+  HADOOP_SBIN_PROG=$prog
   hadoop_sbin_init "$usage" "$@"
   set -- "${HADOOP_SBIN_ARGS[@]}"
+  local -a where=()
+  if [[ -n "$on_workers" ]]; then
+    where=(--workers)
+    while [[ ${1:-} == --hosts || ${1:-} == --hostnames ]]; do
+      [[ $# -ge 2 ]] || hadoop_die 2 "Usage: $usage"
+      where+=("$1" "$2")
+      shift 2
+    done
+  fi
   case ${1:-} in
     start | stop | status) ;;
     *) hadoop_die 2 "Usage: $usage" ;;
@@ -792,7 +898,7 @@ hadoop_daemon_wrapper() {
   action=$1
   daemon=$2
   shift 2
-  hadoop_bin "$prog" --daemon "$action" "$daemon" "$@"
+  hadoop_bin "$prog" "${where[@]}" --daemon "$action" "$daemon" "$@"
   rc=$?
   [[ $rc -eq 2 ]] && hadoop_error "Usage: $usage"
   exit "$rc"

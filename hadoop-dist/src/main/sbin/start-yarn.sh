@@ -5,6 +5,7 @@
 set -u
 # shellcheck source-path=SCRIPTDIR/../libexec source=hadoop-config.sh
 . "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")/../libexec/hadoop-config.sh"
+HADOOP_SBIN_PROG=yarn # YARN_CONF_DIR
 hadoop_sbin_init "start-yarn.sh [--config DIR]" "$@"
 
 rc=0

@@ -6,4 +6,4 @@
 set -u
 # shellcheck source-path=SCRIPTDIR/../libexec source=hadoop-config.sh
 . "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")/../libexec/hadoop-config.sh"
-hadoop_daemon_wrapper yarn yarn-daemon.sh "$@"
+hadoop_daemon_wrapper yarn yarn-daemon.sh -- "$@"

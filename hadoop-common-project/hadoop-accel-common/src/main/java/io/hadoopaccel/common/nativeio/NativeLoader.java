@@ -117,6 +117,22 @@ public final class NativeLoader {
     return Optional.ofNullable(s.isLoaded() ? s.detail() : null);
   }
 
+  /**
+   * The file {@code lib<name>.so} that {@link #load} and {@link #loadJni} would try first, without
+   * loading it; empty if no search directory holds one (JNA may still find it on the system's
+   * loader path).
+   */
+  public static Optional<File> find(Configuration conf, String name) {
+    String file = System.mapLibraryName(name);
+    for (String dir : searchDirs(conf)) {
+      File f = new File(dir, file);
+      if (f.isFile()) {
+        return Optional.of(f.getAbsoluteFile());
+      }
+    }
+    return Optional.empty();
+  }
+
   /** What happened when {@code name} was loaded, or {@code null} if nobody asked yet. */
   public static Status status(String name) {
     return LOADED.get(name);
