@@ -19,5 +19,11 @@ public final class AccelConfigKeys {
   /** Extra directory searched first for native libraries. */
   public static final String NATIVE_LIB_DIR = "hadoop.accel.native.lib.dir";
 
+  /**
+   * Directory of the JBS daemons (empty: $HADOOP_HOME/bin). Shared because {@code hadoop
+   * checknative}, in this module, reports the daemons too; JbsConfigKeys refers to it.
+   */
+  public static final String JBS_NATIVE_DIR = "hadoop.accel.jbs.native.dir";
+
   private AccelConfigKeys() {}
 }

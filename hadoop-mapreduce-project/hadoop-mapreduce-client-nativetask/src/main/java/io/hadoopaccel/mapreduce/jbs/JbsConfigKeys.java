@@ -1,5 +1,7 @@
 package io.hadoopaccel.mapreduce.jbs;
 
+import io.hadoopaccel.common.conf.AccelConfigKeys;
+
 /**
  * Names of JBS's keys. Defaults, ranges and descriptions live in {@code accel-default.xml}; the
  * daemons' option parsers take theirs from a header generated from that file, so a value
@@ -7,7 +9,7 @@ package io.hadoopaccel.mapreduce.jbs;
  */
 public final class JbsConfigKeys {
   /** Directory of jbs_mof_supplier and jbs_net_merger (empty: $HADOOP_HOME/bin). */
-  public static final String NATIVE_DIR = "hadoop.accel.jbs.native.dir";
+  public static final String NATIVE_DIR = AccelConfigKeys.JBS_NATIVE_DIR;
 
   /** The MOFSupplier's TCP port, the same on every node. */
   public static final String SUPPLIER_PORT = "hadoop.accel.jbs.supplier.port";
