@@ -2,7 +2,8 @@
 """Heterogeneity-aware placement on the emulated cluster: the same input placed by stock HDFS
 and by computing-ratio profiles, then Grep and WordCount A/B (ab.py) on each placement.
 
-  hadoop-hdfs-project/hadoop-accel-hetero/src/test/bench/placement_ab.py [--cpu 1.0,0.5,0.3,0.3,0.3] [--bw 1gbit] [--size 512m] [--block 16m]
+  hadoop-hdfs-project/hadoop-accel-hetero/src/test/bench/placement_ab.py
+                  [--cpu 1.0,0.5,0.3,0.3,0.3] [--bw 1gbit] [--size 512m] [--block 16m]
                   [-n 3] [--warmup 1] [--workloads grep,wordcount] [--also even,all-in-c]
                   [--ratios nominal|FILE] [--emu-conf NAME=VALUE@FILE]... [--out DIR] [--keep-cluster]
                   [--cluster-env FILE] [--smoke]

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A/B of reduce-side merges in one JVM: hundreds of map outputs per reducer without a cluster.
 
-  hadoop-mapreduce-project/hadoop-accel-kism/src/test/bench/merge_ab.py --maps 500 --bytes-per-map 2m --values 4k-64k --codec none \\
+  hadoop-mapreduce-project/hadoop-accel-kism/src/test/bench/merge_ab.py \\
+      --maps 500 --bytes-per-map 2m --values 4k-64k --codec none \\
       --a-name stock-f100 --a "stock mapreduce.task.io.sort.factor=100" \\
       --b-name kism --b "kism" -n 5 --drop-caches --out DIR
 
