@@ -12,17 +12,14 @@ target_link_libraries(jbs_mof_supplier PRIVATE jbs_supplier)
 set_target_properties(jbs_mof_supplier PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${JBS_BIN_OUTPUT_DIR}")
 
 # Tests: the supplier's pieces in process, and the built daemon as a process.
-add_executable(jbs_supplier_test test/epoll_server_test.cc test/mof_supplier_parts_test.cc)
+add_executable(jbs_supplier_test
+  ${TEST_DIR}/epoll_server_test.cc ${TEST_DIR}/mof_supplier_parts_test.cc)
 target_link_libraries(jbs_supplier_test PRIVATE jbs_supplier GTest::gtest GTest::gtest_main)
 gtest_discover_tests(jbs_supplier_test PROPERTIES TIMEOUT 60)
 
-add_executable(jbs_supplier_process_test test/mof_supplier_process_test.cc)
+add_executable(jbs_supplier_process_test ${TEST_DIR}/mof_supplier_process_test.cc)
 target_link_libraries(jbs_supplier_process_test PRIVATE jbs_supplier GTest::gtest GTest::gtest_main)
 target_compile_definitions(jbs_supplier_process_test PRIVATE
   JBS_MOF_SUPPLIER_BIN="$<TARGET_FILE:jbs_mof_supplier>")
 add_dependencies(jbs_supplier_process_test jbs_mof_supplier)
 gtest_discover_tests(jbs_supplier_process_test PROPERTIES TIMEOUT 60)
-
-# Throughput benchmark (run by hand; results in the repository's benchmarks/jbs/README.md), not a test.
-add_executable(jbs_supplier_bench test/mof_supplier_bench.cc)
-target_link_libraries(jbs_supplier_bench PRIVATE jbs_supplier)

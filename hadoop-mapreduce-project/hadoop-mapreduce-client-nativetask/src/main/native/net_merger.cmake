@@ -11,9 +11,10 @@ target_link_libraries(jbs_net_merger PRIVATE jbs_merger_core)
 set_target_properties(jbs_net_merger PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${JBS_BIN_OUTPUT_DIR}")
 
 add_executable(jbs_net_merger_test
-  test/reducer_protocol_test.cc test/raw_comparator_test.cc test/ifile_segment_test.cc
-  test/segment_merger_test.cc test/connection_pool_test.cc test/fetch_client_test.cc
-  test/net_merger_e2e_test.cc test/net_merger_daemon_test.cc)
+  ${TEST_DIR}/reducer_protocol_test.cc ${TEST_DIR}/raw_comparator_test.cc
+  ${TEST_DIR}/ifile_segment_test.cc ${TEST_DIR}/segment_merger_test.cc
+  ${TEST_DIR}/connection_pool_test.cc ${TEST_DIR}/fetch_client_test.cc
+  ${TEST_DIR}/net_merger_e2e_test.cc ${TEST_DIR}/net_merger_daemon_test.cc)
 target_link_libraries(jbs_net_merger_test PRIVATE jbs_merger_core GTest::gtest GTest::gtest_main)
 # The daemon test runs the real binary.
 target_compile_definitions(jbs_net_merger_test PRIVATE
@@ -23,12 +24,12 @@ gtest_discover_tests(jbs_net_merger_test PROPERTIES TIMEOUT 60)
 
 # The reducer-protocol decoders under the standalone mutation driver, briefly, in ctest.
 jbs_add_fuzz_smoke(reducer_protocol_fuzz_smoke jbs_reducer_protocol_fuzz
-  fuzz/reducer_protocol_fuzz.cc fuzz/reducer_protocol_seeds.cc src/reducer_protocol.cc
-  ${JBS_WIRE_SOURCES} ${ACCEL_COMMON_NATIVE_DIR}/src/crc32.cc)
+  ${TEST_DIR}/fuzz/reducer_protocol_fuzz.cc ${TEST_DIR}/fuzz/reducer_protocol_seeds.cc
+  src/reducer_protocol.cc ${JBS_WIRE_SOURCES} ${ACCEL_COMMON_NATIVE_DIR}/src/crc32.cc)
 
 # Both daemons as processes together (only when the supplier's target is part of the build).
 if(TARGET jbs_mof_supplier)
-  add_executable(jbs_net_merger_with_supplier_test test/net_merger_with_supplier_test.cc)
+  add_executable(jbs_net_merger_with_supplier_test ${TEST_DIR}/net_merger_with_supplier_test.cc)
   target_link_libraries(jbs_net_merger_with_supplier_test PRIVATE jbs_merger_core GTest::gtest
                         GTest::gtest_main)
   target_compile_definitions(jbs_net_merger_with_supplier_test PRIVATE
@@ -37,9 +38,3 @@ if(TARGET jbs_mof_supplier)
   add_dependencies(jbs_net_merger_with_supplier_test jbs_net_merger jbs_mof_supplier)
   gtest_discover_tests(jbs_net_merger_with_supplier_test PROPERTIES TIMEOUT 60)
 endif()
-
-# The merge step's own speed, in memory (run by hand; see README).
-add_executable(jbs_merger_bench test/merger_bench.cc)
-target_link_libraries(jbs_merger_bench PRIVATE jbs_merger_core)
-add_executable(jbs_net_merger_e2e_bench test/net_merger_e2e_bench.cc)
-target_link_libraries(jbs_net_merger_e2e_bench PRIVATE jbs_merger_core jbs_supplier)

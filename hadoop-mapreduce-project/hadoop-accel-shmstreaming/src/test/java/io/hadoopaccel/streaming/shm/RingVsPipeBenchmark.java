@@ -30,7 +30,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Records per second the task JVM pushes to a streaming program: through ShmStreaming's input
  * ring vs through the program's stdin pipe as upstream streaming does. JMH, not a test (surefire
- * runs {@code Test*}); run by {@code dev-support/bench/shm_jmh.sh}, described in
+ * runs {@code Test*}); run by {@code src/test/bench/shm_jmh.sh}, described in
  * {@code benchmarks/shmstreaming/README.md} at the top of the repository.
  *
  * <p>One op is one record of {@code size} bytes: key TAB value NEWLINE (key 1-8 bytes, the value
@@ -48,7 +48,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *       {@code shm_bench}'s one-record-per-call rows.
  * </ul>
  *
- * <p>The program on both sides is {@code shm_sink} ({@code src/main/native/bench}, built by
+ * <p>The program on both sides is {@code shm_sink} ({@code src/test/native/bench}, built by
  * {@code -Pnative}): it reads 256 KiB at a time through {@code hshm_stream} (the ring after the
  * handshake, or its stdin) and discards the bytes. The stream runs without flushes for the whole
  * trial (one fork, one parameter point), so an op's time is the writer's steady-state cost

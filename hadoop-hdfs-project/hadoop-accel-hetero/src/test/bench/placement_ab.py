@@ -2,9 +2,11 @@
 """Heterogeneity-aware placement on the emulated cluster: the same input placed by stock HDFS
 and by computing-ratio profiles, then Grep and WordCount A/B (ab.py) on each placement.
 
-  placement_ab.py [--cpu 1.0,0.5,0.3,0.3,0.3] [--bw 1gbit] [--size 512m] [--block 16m]
+  hadoop-hdfs-project/hadoop-accel-hetero/src/test/bench/placement_ab.py
+                  [--cpu 1.0,0.5,0.3,0.3,0.3] [--bw 1gbit] [--size 512m] [--block 16m]
                   [-n 3] [--warmup 1] [--workloads grep,wordcount] [--also even,all-in-c]
                   [--ratios nominal|FILE] [--emu-conf NAME=VALUE@FILE]... [--out DIR] [--keep-cluster]
+                  [--cluster-env FILE] [--smoke]
 
 Brings up `emu-cluster` with one worker per CPU share, replication 1 and the placement policy on
 (no directory is bound at first, so stock placement applies everywhere). Placements, each a copy
@@ -19,6 +21,10 @@ the seed's 1 : 2 : 3.3 for 1.0 : 0.5 : 0.3); --ratios FILE uses a profiles file 
 For each workload: ab.py stock vs its profile's placement (-n pairs), and, for each --also
 placement, ab.py stock vs that one (one pair). Writes OUT/README.md (summary), OUT/layout.json
 (blocks per node per placement) and one ab.py report per comparison.
+--cluster-env FILE: a running emulated cluster (one worker per --cpu share) already started with
+the policy, replication 1 and hadoop.accel.hetero.profiles.file=<its work dir>/hetero-profiles.conf
+(as dev-support/bin/bench-smoke brings up); it is left running.
+--smoke: 2 MB in 1 MB blocks, grep only, one pair, no warm-up (what CI runs).
 """
 from __future__ import annotations
 
@@ -30,13 +36,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+# The shared harness, dev-support/bench of the repository this module is in.
+REPO = next(p for p in Path(__file__).resolve().parents if (p / "dev-support/bench/hacbench").is_dir())
+HARNESS = REPO / "dev-support/bench"
+sys.path.insert(0, str(HARNESS))
 
 import ab  # noqa: E402
 from hacbench import cluster as clusters  # noqa: E402
 
-REPO = clusters.REPO
 EMU = REPO / "dev-support/bin/emu-cluster"
 POLICY = "org.apache.hadoop.hdfs.server.blockmanagement.HeteroBlockPlacementPolicy"
 
@@ -47,7 +54,7 @@ def nominal_ratios(shares: list[float]) -> dict[str, float]:
 
 
 def profiles_text(ratios: dict[str, float], workloads: list[str], nodes: list[str]) -> str:
-    lines = ["# written by dev-support/bench/placement_ab.py"]
+    lines = ["# written by placement_ab.py (hadoop-accel-hetero/src/test/bench)"]
 
     def profile(name: str, r: dict[str, float]) -> None:
         lines.append(f"profile {name}")
@@ -86,7 +93,12 @@ def main() -> int:
     ap.add_argument("--emu-conf", action="append", default=[],
                     help="extra NAME=VALUE@FILE for emu-cluster, e.g. a scheduler setting (repeatable)")
     ap.add_argument("--keep-cluster", action="store_true")
+    ap.add_argument("--cluster-env", help="cluster.env of a running emulated cluster set up for placement")
+    ap.add_argument("--smoke", action="store_true", help="2 MB, grep, one pair, no warm-up (CI)")
     args = ap.parse_args()
+    if args.smoke:
+        args.size, args.block, args.workloads, args.also = "2m", "1m", "grep", ""
+        args.repetitions, args.warmup = 1, 0
 
     shares = [float(s) for s in args.cpu.split(",")]
     nodes = [f"node{i + 1}" for i in range(len(shares))]
@@ -95,16 +107,18 @@ def main() -> int:
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out = Path(args.out or REPO / "target/bench" / f"placement-{stamp}")
     out.mkdir(parents=True, exist_ok=True)
-    work = Path("/tmp/hacc-emu")
+    own_cluster = args.cluster_env is None
+    work = Path("/tmp/hacc-emu") if own_cluster else Path(clusters.Cluster(Path(args.cluster_env)).env("CLUSTER_WORK"))
     profiles_file = work / "hetero-profiles.conf"
 
-    subprocess.run([str(EMU), "up", "--nodes", str(len(shares)), "--cpu", args.cpu, "--bw", args.bw,
-                    "--replication", "1",
-                    "--conf", f"dfs.block.replicator.classname={POLICY}@hdfs-site.xml",
-                    "--conf", f"hadoop.accel.hetero.profiles.file={profiles_file}@hdfs-site.xml",
-                    "--conf", "hadoop.accel.hetero.profiles.reload.ms=0@hdfs-site.xml",
-                    "--conf", f"dfs.blocksize={args.block}@hdfs-site.xml"]
-                   + [a for kv in args.emu_conf for a in ("--conf", kv)], check=True)
+    if own_cluster:
+        subprocess.run([str(EMU), "up", "--nodes", str(len(shares)), "--cpu", args.cpu, "--bw", args.bw,
+                        "--replication", "1",
+                        "--conf", f"dfs.block.replicator.classname={POLICY}@hdfs-site.xml",
+                        "--conf", f"hadoop.accel.hetero.profiles.file={profiles_file}@hdfs-site.xml",
+                        "--conf", "hadoop.accel.hetero.profiles.reload.ms=0@hdfs-site.xml",
+                        "--conf", f"dfs.blocksize={args.block}@hdfs-site.xml"]
+                       + [a for kv in args.emu_conf for a in ("--conf", kv)], check=True)
     try:
         c = clusters.Cluster(work / "cluster.env")
         if args.ratios == "nominal":
@@ -121,10 +135,11 @@ def main() -> int:
         size = ab.parse_size(args.size)
         src = "/bench/placement-src"
         c.sh(f"hdfs dfs -rm -r -f -skipTrash {src} /place")
-        c.sh(f"hadoop jar {values['jar']} gen-text -bytes {size} -seed 7 {src}", log=out / "generate.log")
+        c.sh(f"hadoop jar {values['jar']} gen-text -Ddfs.blocksize={args.block} -bytes {size} -seed 7 {src}",
+             log=out / "generate.log")
         lay = {}
         for p in placements:
-            c.sh(f"hdfs dfs -mkdir -p /place/{p} && hdfs dfs -cp {src}/part-* /place/{p}/")
+            c.sh(f"hdfs dfs -mkdir -p /place/{p} && hdfs dfs -Ddfs.blocksize={args.block} -cp {src}/part-* /place/{p}/")
             lay[p] = layout(c, f"/place/{p}", nodes)
             print(f"placement {p}: {lay[p]}", flush=True)
         (out / "layout.json").write_text(json.dumps({"ratios": ratios, "cpu": shares, "layout": lay}, indent=1))
@@ -133,7 +148,7 @@ def main() -> int:
 
         def compare(w: str, b: str, n: int, warmup: int) -> None:
             dest = out / f"{w}-stock-vs-{b}"
-            rc = subprocess.run([sys.executable, str(HERE / "ab.py"), "--workload", w, "--size", args.size,
+            rc = subprocess.run([sys.executable, str(HARNESS / "ab.py"), "--workload", w, "--size", args.size,
                                  "--cluster-env", str(work / "cluster.env"),
                                  "--a-name", "stock", "--a-input", "/place/stock",
                                  "--b-name", b, "--b-input", f"/place/{b}",
@@ -150,7 +165,7 @@ def main() -> int:
         print(f"summary: {out / 'README.md'}")
         return 0 if all(r[3] == 0 for r in rows) else 1
     finally:
-        if not args.keep_cluster:
+        if own_cluster and not args.keep_cluster:
             subprocess.run([str(EMU), "down"], check=False)
 
 

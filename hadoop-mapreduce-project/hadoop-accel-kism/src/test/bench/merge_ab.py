@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A/B of reduce-side merges in one JVM: hundreds of map outputs per reducer without a cluster.
 
-  merge_ab.py --maps 500 --bytes-per-map 2m --values 4k-64k --codec none \\
+  hadoop-mapreduce-project/hadoop-accel-kism/src/test/bench/merge_ab.py \\
+      --maps 500 --bytes-per-map 2m --values 4k-64k --codec none \\
       --a-name stock-f100 --a "stock mapreduce.task.io.sort.factor=100" \\
       --b-name kism --b "kism" -n 5 --drop-caches --out DIR
 
@@ -15,6 +16,10 @@ on a 2-core machine; this isolates what KISM changes (seed 002 §4): the reduce 
 Phases: shuffle (feeding every map output, incl. stock's background merges), merge (the
 manager's close(): stock's final merge setup, KISM's value-log write), reduce (consuming the
 merged stream). Writes the same results.json / report.md / charts as ab.py.
+
+Runs on the module's build as `mvn verify` (dev-support/bin/run-tests) leaves it: test classes
+and target/test.classpath, which the build writes with the reactor's own jars (no install).
+--smoke: 8 tiny map outputs, one pair, no warm-up, no probes (what CI runs).
 """
 from __future__ import annotations
 
@@ -27,24 +32,24 @@ import subprocess
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent.parent
-MODULE = REPO / "hadoop-mapreduce-project/hadoop-accel-kism"
-sys.path.insert(0, str(HERE))
+MODULE = Path(__file__).resolve().parents[3]
+# The shared harness, dev-support/bench of the repository this module is in.
+REPO = next(p for p in MODULE.parents if (p / "dev-support/bench/hacbench").is_dir())
+sys.path.insert(0, str(REPO / "dev-support/bench"))
 
 from ab import parse_size  # noqa: E402
 from hacbench import probes, report  # noqa: E402
 
 
 def classpath() -> str:
-    """test-classes + classes + the module's test classpath (built once by Maven)."""
-    cp_file = MODULE / "target/bench.classpath"
-    if not (MODULE / "target/test-classes/io/hadoopaccel/mapreduce/kism/bench/MergeBench.class").exists():
-        subprocess.run(["mvn", "-o", "-q", "test-compile", "-pl", str(MODULE.relative_to(REPO))],
-                       cwd=REPO, check=True)
-    if not cp_file.exists():
-        subprocess.run(["mvn", "-q", "dependency:build-classpath", f"-Dmdep.outputFile={cp_file}",
-                        "-Dmdep.includeScope=test"], cwd=MODULE, check=True)
+    """test-classes + classes + the module's test classpath, as the module's build left them."""
+    cp_file = MODULE / "target/test.classpath"
+    bench_class = MODULE / "target/test-classes/io/hadoopaccel/mapreduce/kism/bench/MergeBench.class"
+    if not (bench_class.exists() and cp_file.exists()):
+        # The module and what it needs, from the reactor: no SNAPSHOT has to be installed.
+        print("building the KISM module's test classes and classpath", flush=True)
+        subprocess.run(["mvn", "-B", "-q", "process-test-classes", "-am",
+                        "-pl", str(MODULE.relative_to(REPO))], cwd=REPO, check=True)
     return ":".join([str(MODULE / "target/test-classes"), str(MODULE / "target/classes"),
                      cp_file.read_text().strip()])
 
@@ -109,7 +114,12 @@ def main() -> int:
     ap.add_argument("--no-probes", action="store_true")
     ap.add_argument("--work-dir", default="/tmp/hadoop-accel-merge-bench")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--smoke", action="store_true",
+                    help="8 map outputs of 64 KB, one pair, no warm-up, no probes (CI's check that it runs)")
     args = ap.parse_args()
+    if args.smoke:
+        args.maps, args.bytes_per_map, args.values, args.keys = 8, "64k", "1k-4k", 500
+        args.repetitions, args.warmup, args.no_probes = 1, 0, True
 
     lo, hi = (parse_size(x) for x in args.values.split("-"))
     shape = f"m{args.maps}-b{args.bytes_per_map}-v{args.values}-k{args.keys}-{args.codec}"

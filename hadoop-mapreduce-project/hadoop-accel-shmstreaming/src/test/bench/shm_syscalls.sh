@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # ShmStreaming's transport cost (seed 000): system calls and context switches spent moving records
 # between a streaming task and its program, pipes vs rings, per record moved.
-#   dev-support/bench/shm_syscalls.sh HADOOP_HOME OUT_DIR [INPUT_MB [RUN-PREFIX]]
+#   hadoop-mapreduce-project/hadoop-accel-shmstreaming/src/test/bench/shm_syscalls.sh \
+#     [--smoke] HADOOP_HOME OUT_DIR [INPUT_MB [RUN-PREFIX]]
 # (RUN-PREFIX re-runs only the runs whose names start with it, keeping the others' results.)
+# --smoke: 1 MB, only the C WordCount mapper over the rings (what CI runs).
 # One map-only job per configuration on the local job runner (task and program on this machine,
 # the tarball's own configuration), each run twice:
 #  - under `strace -f -y`: the program's reads of fd 0, writes of fd 1 and futex calls, and the
@@ -16,7 +18,10 @@
 # Times under tracing mean nothing: read the counts. summary.txt holds the table, counts.json
 # the numbers.
 set -euo pipefail
+smoke=
+[[ ${1:-} != --smoke ]] || { smoke=1; shift; }
 home=$1 out=$2 mb=${3:-8} only=${4:-}
+[[ -z $smoke ]] || { mb=1 only=; }
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 export HADOOP_HOME=$home HADOOP_CONF_DIR=$home/etc/hadoop
@@ -25,7 +30,7 @@ ex=$home/share/hadoop/tools/shmstreaming/examples
 py=$home/share/hadoop/tools/shmstreaming/python
 shim=$home/lib/native/libhadoop_shm_preload.so
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/../.." && pwd)
+repo=$(cd "$here/../../../../.." && pwd)
 stdlib_py=$repo/hadoop-mapreduce-project/hadoop-accel-workloads/src/main/python
 # The interpreter itself, not a wrapper script (a pyenv shim would exec it under the preload shim).
 python=$(python3 -c 'import sys; print(sys.executable)')
@@ -44,6 +49,7 @@ GEN
 run() { # run NAME PROGRAM-EXE EXTRA-ARGS... : one map-only job under strace, once under perf
   local name=$1 exe=$2
   shift 2
+  [[ -z $smoke || $name == c-wc-shm ]] || return 0
   [[ -z $only || $name == $only* ]] || { grep -q "^$name " "$out/runs.txt" || echo "$name $exe" >> "$out/runs.txt"; return 0; }
   local job=("$home/bin/hadoop" jar "$streaming" -D mapreduce.framework.name=local
     -D fs.defaultFS=file:/// -D mapreduce.input.fileinputformat.split.minsize=1073741824
@@ -70,4 +76,4 @@ run py-unbuffered-shm "$pyexe" -io shm -cmdenv PYTHONUNBUFFERED=1 -cmdenv "PYTHO
   -mapper "$python $py/examples/wordcount_mapper.py"
 run py-unbuffered-shim "$pyexe" -io shm -cmdenv PYTHONUNBUFFERED=1 \
   -mapper "env LD_PRELOAD=$shim $python $stdlib_py/wordcount_mapper.py"
-python3 "$(dirname "${BASH_SOURCE[0]}")/shm_transport_counts.py" "$out" | tee "$out/summary.txt"
+python3 "$here/shm_transport_counts.py" "$out" | tee "$out/summary.txt"

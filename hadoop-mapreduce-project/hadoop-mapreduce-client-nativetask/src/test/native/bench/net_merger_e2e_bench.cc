@@ -3,7 +3,7 @@
 // daemon's EpollServer, or MofServer: a thread per connection) on TCP loopback, the
 // NetMergerServer on a Unix socket, and a minimal reducer client that reports every map, sends
 // MERGE and drains the DATA frames. Prints the time from the first MAP_OUTPUT to END, the merged
-// stream's MiB/s and the fetched (wire) MB/s, which dev-support/bench/jbs_link.sh compares with a
+// stream's MiB/s and the fetched (wire) MB/s, which src/test/bench/jbs_link.sh compares with a
 // shaped loopback link.
 //   jbs_net_merger_e2e_bench [maps=64] [MiB per map=2] [buffer KiB=128] [memory MiB=256]
 //                            [server=epoll|threaded]

@@ -4,12 +4,18 @@
 # draining the merged stream) inside a private network namespace whose loopback is shaped to
 # BW with tbf, so every fetched byte crosses a BW link; the reducer's Unix socket does not.
 # Interleaves shaped and unshaped runs; reports fetched MB/s per run and, for the shaped runs,
-# the fraction of the link. Needs root (unshare -n, tc).
-#   dev-support/bench/jbs_link.sh OUT_DIR [BW=1gbit] [RUNS=3] [MAPS=64] [MIB_PER_MAP=4]
+# the fraction of the link (OUT_DIR/results.json). Needs root (unshare -n, tc).
+#   hadoop-mapreduce-project/hadoop-mapreduce-client-nativetask/src/test/bench/jbs_link.sh \
+#     [--smoke] OUT_DIR [BW=1gbit] [RUNS=3] [MAPS=64] [MIB_PER_MAP=4]
+# --smoke: one run of each, 4 maps of 1 MiB (what CI runs). The bench program is the module's
+# -Pnative build (target/native/bench/jbs_net_merger_e2e_bench; JBS_E2E_BENCH overrides).
 set -euo pipefail
+smoke=
+[[ ${1:-} != --smoke ]] || { smoke=1; shift; }
 out=$1 bw=${2:-1gbit} runs=${3:-3} maps=${4:-64} mib=${5:-4}
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-bench=${JBS_E2E_BENCH:-$root/target/native/bin/jbs_net_merger_e2e_bench}
+[[ -z $smoke ]] || { runs=1 maps=4 mib=1; }
+module=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+bench=${JBS_E2E_BENCH:-$module/target/native/bench/jbs_net_merger_e2e_bench}
 [[ -x $bench ]] || { echo "no $bench: build with -Pnative" >&2; exit 1; }
 mkdir -p "$out"
 rate_mbps=$(python3 -c "

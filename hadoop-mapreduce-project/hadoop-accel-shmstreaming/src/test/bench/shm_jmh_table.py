@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Ring / pipe tables from RingVsPipeBenchmark's JMH JSON (shm_jmh.sh runs both).
 
-  dev-support/bench/shm_jmh_table.py JMH_JSON
+  shm_jmh_table.py JMH_JSON
 
 Prints Markdown: the settings, then for each ring benchmark (ring: the task's stream as under
 -io shm; ringUnbuffered: one JNI write per record) a table of ring / pipe records/s by record
@@ -16,7 +16,9 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# The shared harness, dev-support/bench of the repository this module is in.
+REPO = next(p for p in Path(__file__).resolve().parents if (p / "dev-support/bench/hacbench").is_dir())
+sys.path.insert(0, str(REPO / "dev-support/bench"))
 from hacbench.stats import Spread  # noqa: E402
 
 PIPE = "pipe"
