@@ -41,6 +41,9 @@ public final class AccelConfigKeys {
   /** ShmStreaming: map input handed to the program as the split's bytes, not line by line. */
   public static final String SHM_STREAMING_BULK_INPUT = PREFIX + "shm.streaming.bulk.input";
 
+  /** ShmStreaming: the task preloads libhadoop_shm_preload.so into its program (unmodified). */
+  public static final String SHM_STREAMING_PRELOAD = PREFIX + "shm.streaming.preload";
+
   /** ShmStreaming: how long the task waits for its program to attach to the rings. */
   public static final String SHM_STREAMING_ATTACH_TIMEOUT_MS =
       PREFIX + "shm.streaming.attach.timeout.ms";
