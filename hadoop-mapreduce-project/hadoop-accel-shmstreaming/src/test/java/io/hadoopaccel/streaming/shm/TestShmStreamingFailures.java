@@ -83,6 +83,7 @@ class TestShmStreamingFailures {
   }
 
   @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES) // five jobs; a hang guard on a shared machine
   void earlyExitBehavesAsOverPipes() throws Exception {
     // An unmodified mapper that reads one line, prints one and exits 0. Rings of 4 MiB take
     // the whole split ahead of it; pipes take 192 KiB at most.
