@@ -15,7 +15,7 @@
 JNIEXPORT jint JNICALL FN(abiVersion)(JNIEnv *env, jclass cls) {
   (void)env;
   (void)cls;
-  return 1;
+  return 2;
 }
 
 JNIEXPORT jlong JNICALL FN(create)(JNIEnv *env, jclass cls, jstring path, jlong capacity,
@@ -83,6 +83,18 @@ JNIEXPORT jint JNICALL FN(close)(JNIEnv *env, jclass cls, jlong ring) {
 }
 
 /* bytes, ops, sleeps, wakeups into out[0..3]. */
+JNIEXPORT jint JNICALL FN(end)(JNIEnv *env, jclass cls, jlong ring) {
+  (void)env;
+  (void)cls;
+  return hshm_ring_end(RING(ring));
+}
+
+JNIEXPORT jlong JNICALL FN(unread)(JNIEnv *env, jclass cls, jlong ring) {
+  (void)env;
+  (void)cls;
+  return hshm_ring_unread(RING(ring));
+}
+
 JNIEXPORT void JNICALL FN(stats)(JNIEnv *env, jclass cls, jlong ring, jlongArray out) {
   (void)cls;
   struct hshm_ring_stats s;

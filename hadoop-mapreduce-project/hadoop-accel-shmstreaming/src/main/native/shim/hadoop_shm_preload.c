@@ -35,6 +35,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/select.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <wchar.h>
@@ -42,6 +43,7 @@
 #include "hadoop_accel/shm_stream.h"
 
 #define OWNER_VAR "HADOOP_SHM_PRELOAD_OWNER" /* pid of the owner, or "-" (pipes / no input) */
+#define STDIO_VAR "HADOOP_SHM_PRELOAD_STDIO" /* dev:ino of the task's stdin and stdout pipes */
 #define FATAL_EXIT 70
 #define PRIVATE_FD_MIN 100 /* our pipes' ends: out of the way of programs that use fd 3, 4.. */
 #define WATCH_MS 200
@@ -60,6 +62,22 @@ static pthread_mutex_t g_in_mu = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
 static pthread_mutex_t g_out_mu = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
 static int g_marker_fd = -1, g_stray_fd = -1; /* read ends of the fd 0 and fd 1 pipes */
 static FILE *g_stdin, *g_stdout;              /* our cookie streams */
+static FILE *g_orig_stdin, *g_orig_stdout;    /* glibc's, back if we stand aside */
+/* DORMANT: routes nothing, ever. PENDING: attaches on the first read of the task's stdin or
+ * write of its stdout (a wrapper that execs before that hands over to the next image).
+ * ATTACHED: this process (g_owner) holds the rings. */
+enum { DORMANT = 0, PENDING = 1, ATTACHED = 2 };
+static int g_phase = DORMANT;
+static pthread_mutex_t g_attach_mu = PTHREAD_MUTEX_INITIALIZER;
+static __thread int t_attaching;
+struct task_fd {
+  int set;
+  dev_t dev;
+  ino_t ino;
+};
+static struct task_fd g_task_id[2];
+static void attach(void);
+static int is_task_fd(int fd);
 
 /* ---- the functions we wrap, resolved lazily (a library constructor may call us first) ---- */
 
@@ -73,7 +91,7 @@ static void *next_fn(void **slot, const char *name) {
   return f;
 }
 #define REAL(name) ((__typeof__(&name))next_fn(&real_##name, #name))
-static void *real_read, *real_readv, *real___read_chk, *real_write, *real_writev, *real_close,
+static void *real_dup, *real_read, *real_readv, *real___read_chk, *real_write, *real_writev, *real_close,
     *real_dup2, *real_dup3, *real_freopen, *real_freopen64, *real_poll, *real_ppoll,
     *real___poll_chk, *real___ppoll_chk, *real_select, *real_pselect, *real_epoll_ctl,
     *real_execve, *real_execv, *real_execvp, *real_execvpe, *real_fexecve, *real__exit,
@@ -251,8 +269,14 @@ static void at_exit(void) { finish(1); }
 
 /* ---- interposed libc functions ---- */
 
+/* First use of the task's stdin (fd 0) or stdout (fd 1) in a PENDING process: attach. */
+static void maybe_attach(int fd) {
+  if (load(&g_phase) == PENDING && !t_attaching && is_task_fd(fd)) attach();
+}
+
 ssize_t read(int fd, void *buf, size_t n) {
   ssize_t r;
+  if (fd == 0) maybe_attach(0);
   if (fd == 0 && load(&g_in) != OFF && owner_fast() && ring_read(buf, n, &r)) return r;
   return REAL(read)(fd, buf, n);
 }
@@ -264,6 +288,7 @@ ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen) {
 
 ssize_t readv(int fd, const struct iovec *iov, int cnt) {
   ssize_t r;
+  if (fd == 0) maybe_attach(0);
   if (fd == 0 && load(&g_in) != OFF && owner_fast()) {
     int i = 0; /* one buffer only: waiting on the ring to fill a second one could block */
     while (i < cnt && iov[i].iov_len == 0) i++;
@@ -275,12 +300,14 @@ ssize_t readv(int fd, const struct iovec *iov, int cnt) {
 ssize_t write(int fd, const void *buf, size_t n) {
   ssize_t r;
   struct iovec one = {(void *)buf, n};
+  if (fd == 1) maybe_attach(1);
   if (fd == 1 && load(&g_out) != OFF && owner_fast() && ring_write(&one, 1, &r)) return r;
   return REAL(write)(fd, buf, n);
 }
 
 ssize_t writev(int fd, const struct iovec *iov, int cnt) {
   ssize_t r;
+  if (fd == 1) maybe_attach(1);
   if (fd == 1 && load(&g_out) != OFF && owner_fast() && ring_write(iov, cnt, &r)) return r;
   return REAL(writev)(fd, iov, cnt);
 }
@@ -288,6 +315,13 @@ ssize_t writev(int fd, const struct iovec *iov, int cnt) {
 int close(int fd) {
   if (fd <= 1 || is_private(fd)) after_fd_change(fd);
   return REAL(close)(fd);
+}
+
+/* A copy of the task's fd taken before the first read/write would go around the rings unseen:
+ * attach first, so the copy is of the watched pipe. */
+int dup(int old) {
+  if (old == 0 || old == 1) maybe_attach(old);
+  return REAL(dup)(old);
 }
 
 int dup2(int old, int fd) {
@@ -412,16 +446,18 @@ WIDE_VARARGS(__isoc99_fwscanf, (FILE * f, const wchar_t *fmt, ...), __isoc99_vfw
 
 /* Readiness of fd 0/1 says nothing about the rings: an event loop would block or spin. */
 static void check_wait(int fd, const char *call) {
-  if (((fd == 0 && load(&g_in) == RING) || (fd == 1 && load(&g_out) == RING)) && owner_fast())
+  int pending = (fd == 0 || fd == 1) && load(&g_phase) == PENDING && is_task_fd(fd);
+  if (pending ||
+      (((fd == 0 && load(&g_in) == RING) || (fd == 1 && load(&g_out) == RING)) && owner_fast()))
     fatal("%s() on standard %s, which is on a shared-memory ring: waiting for readiness is not "
           "supported",
           call, fd == 0 ? "input" : "output");
 }
 static void check_pollfds(const struct pollfd *fds, nfds_t n, const char *call) {
-  for (nfds_t i = 0; g_owner != 0 && i < n; i++) check_wait(fds[i].fd, call);
+  for (nfds_t i = 0; load(&g_phase) != DORMANT && i < n; i++) check_wait(fds[i].fd, call);
 }
 static void check_fdsets(int nfds, fd_set *r, fd_set *w, fd_set *e, const char *call) {
-  for (int fd = 0; g_owner != 0 && fd < 2 && fd < nfds; fd++)
+  for (int fd = 0; load(&g_phase) != DORMANT && fd < 2 && fd < nfds; fd++)
     if ((r && FD_ISSET(fd, r)) || (w && FD_ISSET(fd, w)) || (e && FD_ISSET(fd, e)))
       check_wait(fd, call);
 }
@@ -457,16 +493,17 @@ int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct timespec *t,
   return REAL(pselect)(nfds, r, w, e, t, mask);
 }
 int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev) {
-  if (op == EPOLL_CTL_ADD && g_owner != 0) check_wait(fd, "epoll_ctl");
+  if (op == EPOLL_CTL_ADD && load(&g_phase) != DORMANT) check_wait(fd, "epoll_ctl");
   return REAL(epoll_ctl)(epfd, op, fd, ev);
 }
 
 /* exec in the owner would drop the rings with the process image: the new program could not
- * continue the streams (a constructor check catches the exec paths not wrapped here). */
+ * continue the streams (a constructor check catches the exec paths not wrapped here). An exec
+ * before the first use of stdin/stdout is fine: nothing is attached yet, the next image is. */
 static void check_exec(const char *what) {
   if (g_stream != NULL && owner_strict())
-    fatal("exec of %s would replace the process that holds this task's rings; a wrapper must "
-          "not exec the real program (preload the shim into the real program instead)",
+    fatal("exec of %s would replace the process that holds this task's rings; a program "
+          "must exec the next one before it uses its standard input/output, not after",
           what);
 }
 int execve(const char *path, char *const argv[], char *const envp[]) {
@@ -529,7 +566,7 @@ static int cookie_close_out(void *c) {
   return close(1);
 }
 
-/* ---- setup ---- */
+/* ---- setup: deferred until the program first uses the task's stdin/stdout ---- */
 
 static void after_fork_child(void) { g_pid = getpid(); }
 
@@ -539,26 +576,64 @@ static int private_fd(int fd) {
   return moved;
 }
 
-__attribute__((constructor)) static void hadoop_shm_preload_init(void) {
-  g_pid = getpid();
-  const char *owner = getenv(OWNER_VAR);
-  if (owner != NULL) { /* the handshake was read by an ancestor, or before an exec */
-    if (strcmp(owner, "-") != 0 && atoi(owner) == g_pid)
-      fatal("was started by exec in the process that held this task's rings; a wrapper must "
-            "not exec the real program (preload the shim into the real program instead)");
-    return; /* a child: fd 0/1 are redirected by its parent, or the watched pipes */
+/* Whether fd is still the task's pipe (same device and inode as at the first image's start). */
+static int is_task_fd(int fd) {
+  struct stat st;
+  return g_task_id[fd].set && fstat(fd, &st) == 0 && st.st_dev == g_task_id[fd].dev &&
+         st.st_ino == g_task_id[fd].ino;
+}
+
+/* The first image under the task records its stdin/stdout pipes in the environment, so every
+ * image after an exec (wrapper scripts, env, pyenv/conda shims, #! interpreters) and every
+ * child knows which fds are the task's. Set before main(): runtimes copy the environment then. */
+static int load_task_ids(void) {
+  const char *v = getenv(STDIO_VAR);
+  unsigned long long d0, i0, d1, i1;
+  if (v == NULL) {
+    struct stat a, b;
+    if (fstat(0, &a) != 0 || fstat(1, &b) != 0) return 0;
+    char buf[96];
+    snprintf(buf, sizeof buf, "%llu:%llu,%llu:%llu", (unsigned long long)a.st_dev,
+             (unsigned long long)a.st_ino, (unsigned long long)b.st_dev,
+             (unsigned long long)b.st_ino);
+    setenv(STDIO_VAR, buf, 1);
+    v = getenv(STDIO_VAR);
   }
-  hshm_stream *s = hshm_stream_open(); /* reads the handshake line from fd 0 */
-  if (s == NULL) fatal("cannot start without the ShmStreaming handshake (see the line above)");
+  if (sscanf(v, "%llu:%llu,%llu:%llu", &d0, &i0, &d1, &i1) != 4) return 0;
+  g_task_id[0] = (struct task_fd){1, (dev_t)d0, (ino_t)i0};
+  g_task_id[1] = (struct task_fd){1, (dev_t)d1, (ino_t)i1};
+  return 1;
+}
+
+/* Attaches this process to the task's rings (reads the handshake from fd 0); runs once, on the
+ * first read of the task's stdin or write of its stdout. */
+static void attach(void) {
+  pthread_mutex_lock(&g_attach_mu);
+  if (load(&g_phase) != PENDING || g_pid != getpid()) { /* raced, or a fork child of a holder */
+    pthread_mutex_unlock(&g_attach_mu);
+    return;
+  }
+  if (!is_task_fd(0) || !is_task_fd(1))
+    fatal("uses the task's standard %s, but its standard %s is not the task's (a pipeline or "
+          "redirection in the command): one process must read and write the records",
+          is_task_fd(0) ? "input" : "output", is_task_fd(0) ? "output" : "input");
+  t_attaching = 1; /* hshm_stream_open_fd reads fd 0 through read(): pass it through */
+  hshm_stream *s = hshm_stream_open_fd(0);
+  t_attaching = 0;
+  if (s == NULL) {
+    if (errno == EBUSY) fatal("another process of this task's command holds its rings");
+    fatal("standard input does not start with the ShmStreaming handshake (see the line above)");
+  }
   if (hshm_stream_transport(s) != HSHM_TRANSPORT_RINGS) {
     setenv(OWNER_VAR, "-", 1); /* children must not take their input for a handshake */
     hshm_stream_close(s);      /* pipes or no input: the program runs as it is */
+    store(&g_phase, DORMANT);
+    pthread_mutex_unlock(&g_attach_mu);
     return;
   }
   char pid[24];
   snprintf(pid, sizeof pid, "%d", (int)g_pid);
   setenv(OWNER_VAR, pid, 1);
-  fflush(stdout); /* anything a library printed so far goes to the old stdout */
 
   int in[2], out[2];
   if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 ||
@@ -569,24 +644,13 @@ __attribute__((constructor)) static void hadoop_shm_preload_init(void) {
   REAL(close)(out[1]);
   g_marker_fd = private_fd(in[0]);
   g_stray_fd = private_fd(out[0]);
-
-  cookie_io_functions_t in_io = {.read = cookie_read, .close = cookie_close_in};
-  cookie_io_functions_t out_io = {.write = cookie_write, .close = cookie_close_out};
-  g_stdin = fopencookie(NULL, "r", in_io);
-  g_stdout = fopencookie(NULL, "w", out_io);
-  if (g_marker_fd < 0 || g_stray_fd < 0 || g_stdin == NULL || g_stdout == NULL)
+  if (g_marker_fd < 0 || g_stray_fd < 0)
     fatal("cannot set up standard input/output: %s", strerror(errno));
-  g_stdin->_fileno = 0; /* fileno(stdin) is 0 for programs that mix stdio and read(2) */
-  g_stdout->_fileno = 1;
-  stdin = g_stdin; /* glibc lets programs assign these; stdio functions use the variables */
-  stdout = g_stdout;
 
   g_stream = s;
   g_in = RING;
   g_out = RING;
   g_owner = g_pid;
-  pthread_atfork(NULL, NULL, after_fork_child);
-  atexit(at_exit); /* runs when exit() finalizes this library: after the program's handlers */
 
   pthread_t t;
   pthread_attr_t attr;
@@ -600,4 +664,57 @@ __attribute__((constructor)) static void hadoop_shm_preload_init(void) {
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   pthread_attr_destroy(&attr);
   if (rc != 0) fatal("cannot start its watch thread: %s", strerror(rc));
+  store(&g_phase, ATTACHED);
+  pthread_mutex_unlock(&g_attach_mu);
+}
+
+/* A program linked to the ShmStreaming API (hshm_stream_open, the Python package) asks us to
+ * stand aside: 1 if we had not attached (the rings are the API's), 0 if we hold them already
+ * (the API then reads and writes fds 0/1, which we route). */
+__attribute__((visibility("default"))) int hadoop_shm_preload_stand_aside(void) {
+  pthread_mutex_lock(&g_attach_mu);
+  int attached = load(&g_phase) == ATTACHED && owner_strict();
+  if (!attached) {
+    store(&g_phase, DORMANT);
+    if (stdin == g_stdin && g_orig_stdin != NULL) stdin = g_orig_stdin;
+    if (stdout == g_stdout && g_orig_stdout != NULL) {
+      fflush(g_stdout); /* nothing written yet, or it would have attached us */
+      stdout = g_orig_stdout;
+    }
+  }
+  pthread_mutex_unlock(&g_attach_mu);
+  return attached ? 0 : 1;
+}
+
+__attribute__((constructor)) static void hadoop_shm_preload_init(void) {
+  g_pid = getpid();
+  if (!hshm_stream_task_uses_rings()) return; /* not -io shm: the program runs over pipes */
+  const char *owner = getenv(OWNER_VAR);
+  if (owner != NULL) { /* the handshake was read by an ancestor, or before an exec */
+    if (strcmp(owner, "-") != 0 && atoi(owner) == g_pid)
+      fatal("was started by exec in the process that held this task's rings; a program must "
+            "not exec another after it used its standard input/output");
+    return; /* a child: fd 0/1 are redirected by its parent, or the watched pipes */
+  }
+  if (!load_task_ids()) return;
+  int in_ok = is_task_fd(0), out_ok = is_task_fd(1);
+  if (!in_ok && !out_ok) return; /* e.g. a command substitution's child: not ours */
+  pthread_atfork(NULL, NULL, after_fork_child);
+  atexit(at_exit); /* runs when exit() finalizes this library: after the program's handlers */
+
+  /* stdio on the task's fds goes through our read()/write() (glibc's internal calls cannot be
+   * interposed), which attach on first use and then route to the rings. */
+  cookie_io_functions_t in_io = {.read = cookie_read, .close = cookie_close_in};
+  cookie_io_functions_t out_io = {.write = cookie_write, .close = cookie_close_out};
+  if (in_ok && (g_stdin = fopencookie(NULL, "r", in_io)) != NULL) {
+    g_stdin->_fileno = 0; /* fileno(stdin) is 0 for programs that mix stdio and read(2) */
+    g_orig_stdin = stdin;
+    stdin = g_stdin; /* glibc lets programs assign these; stdio functions use the variables */
+  }
+  if (out_ok && (g_stdout = fopencookie(NULL, "w", out_io)) != NULL) {
+    g_stdout->_fileno = 1;
+    g_orig_stdout = stdout;
+    stdout = g_stdout;
+  }
+  store(&g_phase, PENDING);
 }

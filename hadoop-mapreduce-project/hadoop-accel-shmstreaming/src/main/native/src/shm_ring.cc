@@ -428,6 +428,19 @@ int hshm_ring_close(hshm_ring* r) {
   return rc;
 }
 
+int hshm_ring_end(hshm_ring* r) {
+  if (r == nullptr || r->role != HSHM_WRITER) return -EBADF;
+  r->h->writer_closed.store(1);
+  r->wake_peer(&r->h->empty);
+  return 0;
+}
+
+int64_t hshm_ring_unread(const hshm_ring* r) {
+  Header* h = r->h;
+  if (!h->reader_closed.load(std::memory_order_acquire)) return -1;
+  return static_cast<int64_t>(h->wpos.load() - h->rpos.load());
+}
+
 void hshm_ring_get_stats(const hshm_ring* r, struct hshm_ring_stats* out) { *out = r->stats; }
 
 }  // extern "C"

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 struct hshm_stream {
@@ -122,9 +123,24 @@ bool task_uses_rings() {
   return false;
 }
 
+// A stream over fds 0 and 1 (pipes, or the preload shim's routing of them).
+hshm_stream* fd_stream(int in_fd) {
+  auto* s = new (std::nothrow) hshm_stream();
+  if (s == nullptr) {
+    errno = ENOMEM;
+  } else {
+    s->in_fd = in_fd;
+    s->out_fd = STDOUT_FILENO;
+    s->transport = HSHM_TRANSPORT_PIPES;
+  }
+  return s;
+}
+
 }  // namespace
 
 extern "C" {
+
+int hshm_stream_task_uses_rings(void) { return task_uses_rings() ? 1 : 0; }
 
 hshm_stream* hshm_stream_open_paths(const char* in_path, const char* out_path, int timeout_ms) {
   auto* s = new (std::nothrow) hshm_stream();
@@ -148,17 +164,14 @@ hshm_stream* hshm_stream_open_paths(const char* in_path, const char* out_path, i
 
 
 hshm_stream* hshm_stream_open(void) {
-  if (!task_uses_rings()) {
-    auto* s = new (std::nothrow) hshm_stream();
-    if (s == nullptr) {
-      errno = ENOMEM;
-    } else {
-      s->in_fd = STDIN_FILENO;
-      s->out_fd = STDOUT_FILENO;
-      s->transport = HSHM_TRANSPORT_PIPES;
-    }
-    return s;
-  }
+  if (!task_uses_rings()) return fd_stream(STDIN_FILENO);
+  // The preload shim (libhadoop_shm_preload.so, preloaded by the task) routes fds 0/1 only once
+  // the program uses them: before that it stands aside and the rings are ours; after, we go
+  // through fds 0/1 and it routes them, so the program is never wrapped twice.
+  using StandAside = int (*)(void);
+  auto stand_aside =
+      reinterpret_cast<StandAside>(dlsym(RTLD_DEFAULT, "hadoop_shm_preload_stand_aside"));
+  if (stand_aside != nullptr && stand_aside() == 0) return fd_stream(STDIN_FILENO);
   return hshm_stream_open_fd(STDIN_FILENO);
 }
 
@@ -170,16 +183,13 @@ hshm_stream* hshm_stream_open_fd(int fd) {
     if (s == nullptr) errno = ENOMEM;
     return s;
   }
-  if (rc > 0 && in_path == "-" && out_path == "-") {
-    auto* s = new (std::nothrow) hshm_stream();  // the task uses pipes for this attempt
-    if (s == nullptr) {
-      errno = ENOMEM;
-    } else {
-      s->in_fd = fd;
-      s->out_fd = STDOUT_FILENO;
-      s->transport = HSHM_TRANSPORT_PIPES;
-    }
-    return s;
+  if (rc > 0 && in_path == "-" && out_path == "-") return fd_stream(fd);  // pipes this attempt
+  if (rc > 0 && in_path == "+" && out_path == "+") {
+    std::fprintf(stderr, "hadoop_shm: another process of this task's command has already "
+                         "attached to its rings; only one process may read and write the "
+                         "records (a pipeline or a second program in the command?)\n");
+    errno = EBUSY;
+    return nullptr;
   }
   if (rc < 0) {
     std::fprintf(stderr, "hadoop_shm: %s: standard input does not start with the ShmStreaming "

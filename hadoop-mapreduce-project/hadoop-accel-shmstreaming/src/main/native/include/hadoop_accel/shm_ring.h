@@ -81,6 +81,13 @@ HSHM_API int hshm_ring_flush(hshm_ring *r);
  * Unmaps and frees `r`; does not unlink the file. */
 HSHM_API int hshm_ring_close(hshm_ring *r);
 
+/* Writer: end of stream, as hshm_ring_close, but keeps `r` mapped for hshm_ring_unread. */
+HSHM_API int hshm_ring_end(hshm_ring *r);
+
+/* Writer: bytes the reader left unread when it stopped reading (hshm_ring_close by the
+ * reader), or -1 while it has not stopped. */
+HSHM_API int64_t hshm_ring_unread(const hshm_ring *r);
+
 struct hshm_ring_stats {
   uint64_t bytes;    /* bytes moved by this side */
   uint64_t ops;      /* write or read calls by this side */

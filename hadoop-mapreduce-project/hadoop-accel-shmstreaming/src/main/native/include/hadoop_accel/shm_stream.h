@@ -26,10 +26,18 @@ typedef struct hshm_stream hshm_stream;
  *   task could not set rings up it sends "-" for both paths, and when standard input ends
  *   before the handshake (a reducer that got no input) the stream is empty: reads return 0,
  *   writes are discarded. NULL with errno set, and one line on stderr, when standard input
- *   holds something else.
+ *   holds something else, and NULL with EBUSY when it holds the line the task writes once the
+ *   rings are taken ("hadoop-shm 1 TAB + TAB +": another process of the command attached).
  * - Otherwise (pipes, or a shell pipeline outside Hadoop) it reads standard input and writes
- *   standard output, through the same buffers. */
+ *   standard output, through the same buffers.
+ * With the preload shim in the process (under -io shm the task preloads it into every
+ * program) the shim stands aside if it has not attached yet, so the rings are this API's alone;
+ * if it already has (the program used stdin/stdout first), this stream reads and writes fds 0
+ * and 1, which the shim routes to the rings. */
 HSHM_API hshm_stream *hshm_stream_open(void);
+
+/* Whether the task runs this program under ShmStreaming (the test hshm_stream_open makes). */
+HSHM_API int hshm_stream_task_uses_rings(void);
 
 /* The same, reading the handshake from `fd`. */
 HSHM_API hshm_stream *hshm_stream_open_fd(int fd);

@@ -5,7 +5,7 @@ import java.io.OutputStream;
 
 /**
  * The task's records to the program: buffered writes into the input ring. {@link #close()} ends
- * the stream (the program reads end of input after the last record) and then closes the
+ * the stream (the ring itself is closed by {@link ShmChannel#finish}) (the program reads end of input after the last record) and then closes the
  * program's stdin pipe too, which carried only the handshake.
  */
 final class RingOutputStream extends OutputStream {
@@ -62,7 +62,8 @@ final class RingOutputStream extends OutputStream {
     try {
       drain();
     } finally {
-      ring.close();
+      ring.end(); // still mapped: ShmChannel.finish asks what the program left unread
+
       try {
         stdin.close();
       } catch (IOException e) {

@@ -19,6 +19,7 @@ import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.mapred.Reporter;
 import org.apache.hadoop.streaming.PipeMapRed;
 import org.apache.hadoop.streaming.ShmPipeMapRedAccess;
 import org.slf4j.Logger;
@@ -37,6 +38,8 @@ final class ShmChannel {
   private static final Logger LOG = LoggerFactory.getLogger(ShmChannel.class);
   static final String HANDSHAKE = "hadoop-shm 1";
   static final String PIPES = "-";
+  /** Written after the attach: the rings are taken (a second process looking for them fails). */
+  static final String TAKEN = "+";
   private static final int ATTACH_POLL_MS = 100;
 
   /** How each task's channel was set up, for the output reader's consistency check. */
@@ -44,6 +47,17 @@ final class ShmChannel {
 
   private static final Map<PipeMapRed, Mode> MODES =
       Collections.synchronizedMap(new WeakHashMap<>());
+  private static final Map<PipeMapRed, Reporter> REPORTERS =
+      Collections.synchronizedMap(new WeakHashMap<>());
+  private static final Map<PipeMapRed, ShmRing> INPUT_RINGS =
+      Collections.synchronizedMap(new WeakHashMap<>());
+  /**
+   * Input a task over pipes can have written ahead of its program: the pipe (64 KiB on Linux)
+   * plus streaming's 128 KiB buffer. A program that exits leaving more than this unread would
+   * have broken the pipe under the task's next write.
+   */
+  static final long PIPE_WRITE_AHEAD = (64 + 128) * 1024;
+  private static final String MIN_REC_WRITTEN_TO_ENABLE_SKIP = "stream.minRecWrittenToEnableSkip_";
   private static final AtomicLong SEQUENCE = new AtomicLong();
   /** Ring files created and not yet unlinked: removed at JVM exit if the task dies first. */
   private static final Set<String> LIVE_FILES = ConcurrentHashMap.newKeySet();
@@ -77,13 +91,65 @@ final class ShmChannel {
   static Mode start(PipeMapRed task, Configuration conf) throws IOException {
     Mode m = open(task, conf);
     MODES.put(task, m);
+    if (m == Mode.RINGS) {
+      count(task, ShmStreamingCounter.TASKS_ON_RINGS, 1);
+    } else if (m == Mode.NO_INPUT) {
+      count(task, ShmStreamingCounter.TASKS_WITHOUT_INPUT, 1);
+    }
     return m;
+  }
+
+  /** The reporter of {@code task}'s counters (set before its first record). */
+  static void useReporter(PipeMapRed task, Reporter reporter) {
+    if (reporter != null) {
+      REPORTERS.putIfAbsent(task, reporter);
+    }
+  }
+
+  private static void count(PipeMapRed task, ShmStreamingCounter c, long n) {
+    Reporter r = REPORTERS.get(task);
+    if (r != null && n > 0) {
+      r.incrCounter(c, n);
+    }
+  }
+
+  /**
+   * At the end of a task over the rings (its program has exited): counts its records both ways
+   * and fails it, as a broken pipe would, if the program stopped reading with more input left
+   * unread than pipes could have taken ahead of it; a map task whose program wrote at least
+   * {@code stream.minRecWrittenToEnableSkip_} records succeeds, as upstream's mapper does.
+   */
+  static void finish(PipeMapRed task) {
+    if (mode(task).orElse(null) != Mode.RINGS) {
+      return;
+    }
+    long written = ShmPipeMapRedAccess.recordsFromProgram(task);
+    count(task, ShmStreamingCounter.RECORDS_TO_PROGRAM,
+        ShmPipeMapRedAccess.recordsToProgram(task));
+    count(task, ShmStreamingCounter.RECORDS_FROM_PROGRAM, written);
+    ShmRing in = INPUT_RINGS.remove(task);
+    if (in == null) {
+      return;
+    }
+    long unread = in.unread();
+    in.close();
+    long minWritten = task.getConfiguration().getLong(MIN_REC_WRITTEN_TO_ENABLE_SKIP,
+        Long.MAX_VALUE);
+    if (unread > PIPE_WRITE_AHEAD
+        && !(ShmPipeMapRedAccess.isMapper(task) && written >= minWritten)) {
+      throw new java.io.UncheckedIOException(new IOException("Broken pipe: the streaming "
+          + "program stopped reading its input with " + unread + " bytes unread (more than "
+          + "pipes take ahead of it, " + PIPE_WRITE_AHEAD + "), so this task fails as it would "
+          + "over pipes; " + MIN_REC_WRITTEN_TO_ENABLE_SKIP + " lets a mapper that wrote that "
+          + "many records succeed"));
+    }
   }
 
   private static Mode open(PipeMapRed task, Configuration conf) throws IOException {
     Settings settings = new Settings(conf); // bad values fail here, naming the key
     DataOutputStream stdin = ShmPipeMapRedAccess.programInput(task);
     if (!ShmRingLibrary.load(conf)) {
+      count(task, ShmStreamingCounter.FALLBACK_NO_LIBRARY, 1);
       return sendPipes(stdin, "libhadoop_shm is not loadable on this node ("
           + ShmRingLibrary.NAME + " in " + AccelConfigKeys.NATIVE_LIB_DIR
           + ", java.library.path or jna.library.path; see the log line above)");
@@ -97,8 +163,22 @@ final class ShmChannel {
         in = createRing(base + ".in", ShmRingLibrary.WRITER, settings);
         out = createRing(base + ".out", ShmRingLibrary.READER, settings);
       } catch (IOException e) {
+        count(task, ShmStreamingCounter.FALLBACK_RING_DIR, 1);
         return sendPipes(stdin, "cannot create a ring in " + settings.dir + " ("
             + ShmStreamingConfigKeys.DIR + "): " + e.getMessage());
+      }
+      Process program = ShmPipeMapRedAccess.process(task);
+      if (ShmPreload.preloaded(task)) {
+        Optional<String> without = ProgramImage.awaitShim(program.pid(),
+            settings.attachTimeoutMs);
+        if (without.isPresent()) {
+          // Nothing was written to its stdin yet: the program gets exactly what pipes carry.
+          count(task, ShmStreamingCounter.FALLBACK_PROGRAM_WITHOUT_SHIM, 1);
+          LOG.warn("ShmStreaming: the program {} does not load {} (statically linked, or "
+              + "LD_PRELOAD dropped), so it cannot attach; this task's records go through "
+              + "pipes", without.get(), ShmPreload.SHIM);
+          return Mode.PIPES;
+        }
       }
       try {
         writeLine(stdin, HANDSHAKE + "\t" + in.path() + "\t" + out.path());
@@ -113,16 +193,24 @@ final class ShmChannel {
       awaitAttach(task, in, out, settings.attachTimeoutMs);
       unlink(in.path());
       unlink(out.path());
+      try {
+        writeLine(stdin, HANDSHAKE + "\t" + TAKEN + "\t" + TAKEN);
+      } catch (IOException e) {
+        LOG.debug("the program's stdin is closed: {}", e.getMessage());
+      }
       DataInputStream stdout = ShmPipeMapRedAccess.programOutput(task);
       drainStrayOutput(stdout, conf.get("mapreduce.task.attempt.id", "task"));
       ShmRing toProgram = in;
+      INPUT_RINGS.put(task, in);
       ShmRing fromProgram = out;
       ShmPipeMapRedAccess.replaceStreams(task,
-          new DataOutputStream(new RingOutputStream(in, stdin, () -> logStats("to", toProgram))),
+          new DataOutputStream(new RingOutputStream(in, stdin,
+              () -> count(task, ShmStreamingCounter.BYTES_TO_PROGRAM, logStats("to", toProgram)))),
           // Streaming's line reader asks for io.file.buffer.size (4 KiB) at a time: buffer so
           // each native call moves up to a chunk, as the pipe's 128 KiB buffer does for pipes.
           new DataInputStream(new BufferedInputStream(
-              new RingInputStream(out, () -> logStats("from", fromProgram)), RingOutputStream.CHUNK)));
+              new RingInputStream(out, () -> count(task, ShmStreamingCounter.BYTES_FROM_PROGRAM,
+                  logStats("from", fromProgram))), RingOutputStream.CHUNK)));
       LOG.info("ShmStreaming: records to and from the program go through two rings of {} bytes "
           + "(batch {}) instead of pipes", settings.bufferBytes,
           settings.batch == 0 ? "auto" : settings.batch);
@@ -187,6 +275,14 @@ final class ShmChannel {
         if (!program.isAlive()) {
           throw exitedEarly(program);
         }
+        Optional<String> without = ShmPreload.preloaded(task)
+            ? ProgramImage.withoutShim(program.pid()) : Optional.empty();
+        if (without.isPresent()) {
+          throw new IOException("The streaming program became " + without.get() + " (exec), "
+              + "which does not load " + ShmPreload.SHIM + " (statically linked, or LD_PRELOAD "
+              + "dropped), so it cannot attach to its shared-memory rings (-io shm); run it "
+              + "without -io shm, or exec a dynamically linked program");
+        }
         if (System.nanoTime() > deadline) {
           throw new IOException("The streaming program did not attach to its shared-memory "
               + "rings within " + timeoutMs + " ms (" + ShmStreamingConfigKeys.ATTACH_TIMEOUT_MS
@@ -244,10 +340,12 @@ final class ShmChannel {
     t.start();
   }
 
-  private static void logStats(String direction, ShmRing ring) {
+  /** Logs one direction's ring statistics; returns its bytes. */
+  private static long logStats(String direction, ShmRing ring) {
     long[] s = ring.stats();
     LOG.info("ShmStreaming: {} the program {} bytes in {} calls, {} sleeps, {} wake-ups",
         direction, s[0], s[1], s[2], s[3]);
+    return s[0];
   }
 
   /** The four tunables, validated once per task. */

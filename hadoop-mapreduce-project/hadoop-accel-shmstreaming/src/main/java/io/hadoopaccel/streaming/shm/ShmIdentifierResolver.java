@@ -19,6 +19,9 @@ public class ShmIdentifierResolver extends IdentifierResolver implements Configu
   /** Typed bytes (upstream's {@code typedbytes}) over the rings. */
   public static final String SHM_TYPED_BYTES_ID = "shm-typedbytes";
   private static final String MAP_RUNNER = "mapred.map.runner.class";
+  private static final String MAPPER = "mapred.mapper.class";
+  private static final String REDUCER = "mapred.reducer.class";
+  private static final String COMBINER = "mapred.combiner.class";
   private static final Logger LOG = LoggerFactory.getLogger(ShmIdentifierResolver.class);
 
   private Configuration conf;
@@ -26,6 +29,7 @@ public class ShmIdentifierResolver extends IdentifierResolver implements Configu
   @Override
   public void resolve(String identifier) {
     installMapRunner();
+    installTaskClasses();
     if (SHM_ID.equalsIgnoreCase(identifier)) {
       checkSettings(identifier);
       setInputWriterClass(ShmTextInputWriter.class);
@@ -64,6 +68,34 @@ public class ShmIdentifierResolver extends IdentifierResolver implements Configu
     if (conf != null && SHM_ID.equalsIgnoreCase(conf.get("stream.map.input"))
         && PipeMapRunner.class.getName().equals(conf.get(MAP_RUNNER))) {
       conf.set(MAP_RUNNER, ShmMapRunner.class.getName());
+    }
+  }
+
+  /**
+   * Streaming sets its mapper, reducer and combiner classes between resolving the inputs and
+   * the outputs; for a side whose input is over the rings, swap in the subclass that preloads
+   * the shim into the program and counts what went over the rings.
+   */
+  private void installTaskClasses() {
+    if (conf == null) {
+      return;
+    }
+    if (isShm(conf.get("stream.map.input"))) {
+      swap(MAPPER, org.apache.hadoop.streaming.PipeMapper.class, ShmPipeMapper.class);
+    }
+    if (isShm(conf.get("stream.reduce.input"))) {
+      swap(REDUCER, org.apache.hadoop.streaming.PipeReducer.class, ShmPipeReducer.class);
+      swap(COMBINER, org.apache.hadoop.streaming.PipeCombiner.class, ShmPipeCombiner.class);
+    }
+  }
+
+  private static boolean isShm(String id) {
+    return SHM_ID.equalsIgnoreCase(id) || SHM_TYPED_BYTES_ID.equalsIgnoreCase(id);
+  }
+
+  private void swap(String key, Class<?> upstream, Class<?> ours) {
+    if (upstream.getName().equals(conf.get(key))) {
+      conf.set(key, ours.getName());
     }
   }
 

@@ -37,6 +37,7 @@ public class ShmMapRunner<K1, V1, K2, V2> extends PipeMapRunner<K1, V1, K2, V2> 
   @Override
   public void run(RecordReader<K1, V1> input, OutputCollector<K2, V2> output, Reporter reporter)
       throws IOException {
+    ShmChannel.useReporter((PipeMapper) getMapper(), reporter);
     Optional<String> lineByLine = BulkMapInput.whyNot(job, reporter.getInputSplit());
     if (lineByLine.isPresent()) {
       LOG.info("ShmStreaming: map input goes to the program line by line: {}", lineByLine.get());

@@ -81,6 +81,16 @@ final class ShmRing implements AutoCloseable {
     return s;
   }
 
+  /** Writer: end of stream; the ring stays mapped until {@link #close}. */
+  void end() throws IOException {
+    check(ShmRingLibrary.end(open()), "end " + path);
+  }
+
+  /** Writer: bytes the program left unread when it stopped reading, or -1 if it has not. */
+  long unread() {
+    return ring == 0 ? -1 : ShmRingLibrary.unread(ring);
+  }
+
   /** Writer: end of stream. Reader: stop (the program's further writes fail). */
   @Override
   public void close() {

@@ -14,14 +14,19 @@ final class ShmRingLibrary {
   static final String NAME = "hadoop_shm";
   static final int READER = 0;
   static final int WRITER = 1;
-  private static final int ABI_VERSION = 1;
+  private static final int ABI_VERSION = 2;
 
   private ShmRingLibrary() {}
 
   /** Whether the library is loaded (once per JVM; one log line when it is not). */
   static boolean load(Configuration conf) {
+    return file(conf).isPresent();
+  }
+
+  /** The library file loaded (once per JVM), or empty (one log line). */
+  static java.util.Optional<String> file(Configuration conf) {
     return NativeLoader.loadJni(conf, NAME, System::load, () -> abiVersion() == ABI_VERSION,
-        "pipes").isPresent();
+        "pipes");
   }
 
   static native int abiVersion();
@@ -40,6 +45,12 @@ final class ShmRingLibrary {
   static native int flush(long ring);
 
   static native int close(long ring);
+
+  /** Writer: end of stream, keeping the ring mapped (for unread). */
+  static native int end(long ring);
+
+  /** Writer: bytes the reader left unread when it stopped, or -1 while it reads. */
+  static native long unread(long ring);
 
   /** bytes, ops, sleeps, wakeups of this side into out[0..3]. */
   static native void stats(long ring, long[] out);

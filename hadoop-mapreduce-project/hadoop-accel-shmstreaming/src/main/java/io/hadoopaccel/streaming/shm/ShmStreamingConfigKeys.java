@@ -14,6 +14,9 @@ public final class ShmStreamingConfigKeys {
   /** Map input handed to the program as the split's bytes, not line by line. */
   public static final String BULK_INPUT = "hadoop.accel.shm.streaming.bulk.input";
 
+  /** The task preloads libhadoop_shm_preload.so into its program, so unmodified ones attach. */
+  public static final String PRELOAD = "hadoop.accel.shm.streaming.preload";
+
   /** How long the task waits for its program to attach to the rings. */
   public static final String ATTACH_TIMEOUT_MS = "hadoop.accel.shm.streaming.attach.timeout.ms";
 

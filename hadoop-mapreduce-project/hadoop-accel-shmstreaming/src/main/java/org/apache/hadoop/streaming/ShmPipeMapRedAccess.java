@@ -66,6 +66,16 @@ public final class ShmPipeMapRedAccess {
     task.numRecRead_ += records;
   }
 
+  /** Records the task wrote to the program so far. */
+  public static long recordsToProgram(PipeMapRed task) {
+    return task.numRecRead_;
+  }
+
+  /** Records the task read from the program so far. */
+  public static long recordsFromProgram(PipeMapRed task) {
+    return task.numRecWritten_;
+  }
+
   /** Why the output or stderr thread stopped, or null while they run or ended well. */
   public static Throwable outputFailure(PipeMapRed task) {
     return task.outerrThreadsThrowable;

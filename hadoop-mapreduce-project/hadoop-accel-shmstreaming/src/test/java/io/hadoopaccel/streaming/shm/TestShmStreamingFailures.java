@@ -55,6 +55,7 @@ class TestShmStreamingFailures {
   void programThatNeverAttachesFailsAfterTheTimeoutNamingTheLibrary() throws Exception {
     Configuration conf = new Configuration(jobs.conf);
     conf.set("hadoop.accel.shm.streaming.attach.timeout.ms", "1500");
+    conf.set("hadoop.accel.shm.streaming.preload", "false"); // with the shim, cat attaches
     // A stdin program: it copies the handshake to stdout and waits for more input.
     String log = failingMap(conf, "cat");
     assertLogged(log, "did not attach to its shared-memory rings within 1500 ms",
@@ -79,6 +80,46 @@ class TestShmStreamingFailures {
   void programThatExitsWithoutClosingItsOutputFailsRatherThanLoseOutput() throws Exception {
     String log = failingMap(jobs.conf, jobs.python("shm", "exit-early", "500"));
     assertLogged(log, "without closing its output ring");
+  }
+
+  @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES) // five jobs; a hang guard on a shared machine
+  void earlyExitBehavesAsOverPipes() throws Exception {
+    // An unmodified mapper that reads one line, prints one and exits 0. Rings of 4 MiB take
+    // the whole split ahead of it; pipes take 192 KiB at most.
+    String oneLine = jobs.python + " -c \"import sys; sys.stdin.readline(); print('one')\"";
+    Path big = lines("early-big", 20_000); // ~900 KB: pipes break under the task's writes
+    Path small = lines("early-small", 1_000); // ~45 KB: fits the pipe and streaming's buffer
+    Configuration conf = new Configuration(jobs.conf);
+    conf.set("hadoop.accel.shm.streaming.buffer.bytes", "4m");
+    for (Path in : List.of(big, small)) {
+      boolean pipes = jobs.run(conf, in, args("-mapper", oneLine, "-reducer", "NONE")) == 0;
+      int[] rc = new int[1];
+      String log = ShmJobs.logged(() -> rc[0] = jobs.run(conf, in,
+          args("-io", "shm", "-mapper", oneLine, "-reducer", "NONE")));
+      assertEquals(pipes, rc[0] == 0, () -> in + ": pipes " + (pipes ? "succeed" : "fail")
+          + ", rings differ:\n" + log.substring(Math.max(0, log.length() - 5000)));
+      assertEquals(in == small, pipes, in + " over pipes");
+      if (!pipes) {
+        assertLogged(log, "Broken pipe");
+      }
+    }
+    // Upstream's key for mappers: enough records written, the broken pipe is forgiven.
+    conf.set("stream.minRecWrittenToEnableSkip_", "1");
+    assertEquals(0, jobs.run(conf, big, args("-io", "shm", "-mapper", oneLine,
+        "-reducer", "NONE")));
+    assertArrayEquals("one\t\n".getBytes(java.nio.charset.StandardCharsets.UTF_8), // key, no value
+        jobs.lastOutput());
+  }
+
+  private static Path lines(String name, int n) throws java.io.IOException {
+    Path dir = java.nio.file.Files.createDirectories(jobs.work.resolve(name));
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < n; i++) {
+      b.append("line ").append(i).append("\tsome value to make it longer\n");
+    }
+    java.nio.file.Files.writeString(dir.resolve("part-0"), b);
+    return dir;
   }
 
   @Test

@@ -132,6 +132,79 @@ class TestShmStreamingOnYarn {
   }
 
   @Test
+  @Timeout(value = 8, unit = TimeUnit.MINUTES) // three jobs; the machine is shared
+  void unmodifiedProgramsRunOverTheRingsWithCounters() throws Exception {
+    Path pipesOut = new Path("/shm/cat-pipes");
+    assertEquals(0, jobs.run(jobs.conf, input.toString(), pipesOut.toString(),
+        args("-D", "mapreduce.job.maps=3", "-mapper", "cat", "-reducer", "cat",
+            "-numReduceTasks", 2)));
+    byte[] pipes = output(pipesOut, 2);
+    assertTrue(pipes.length > 100_000, ShmJobs.show(pipes));
+
+    // cat and cat, unmodified: the task preloads the shim into them.
+    Path shmOut = new Path("/shm/cat-shm");
+    assertEquals(0, jobs.run(jobs.conf, input.toString(), shmOut.toString(),
+        args("-D", "mapreduce.job.maps=3", "-io", "shm", "-mapper", "cat", "-reducer", "cat",
+            "-numReduceTasks", 2)));
+    assertArrayEquals(pipes, output(shmOut, 2), "cat over rings vs cat over pipes");
+    Counters c = counters(jobs.lastJobId);
+    assertEquals(launchedTasks(c), ring(c, ShmStreamingCounter.TASKS_ON_RINGS), c::toString);
+    assertTrue(ring(c, ShmStreamingCounter.BYTES_TO_PROGRAM) >= pipes.length, c::toString);
+    assertTrue(ring(c, ShmStreamingCounter.BYTES_FROM_PROGRAM) >= pipes.length, c::toString);
+    long lines = new String(pipes, StandardCharsets.ISO_8859_1).lines().count();
+    assertEquals(2 * lines, ring(c, ShmStreamingCounter.RECORDS_FROM_PROGRAM), c::toString);
+    assertEquals(0, ring(c, ShmStreamingCounter.FALLBACK_PROGRAM_WITHOUT_SHIM), c::toString);
+
+    // A Python mapper started through a bash wrapper that execs the interpreter (python3 on
+    // PATH may itself be a pyenv shim: a bash script that execs the real one).
+    File wrapper = new File(jobs.work.toFile(), "wrapper.sh");
+    Files.writeString(wrapper.toPath(), "#!/bin/bash\nexec python3 \"$@\"\n");
+    assertTrue(wrapper.setExecutable(true));
+    String echo = jobs.python("pipes", "echo");
+    Path wrapped = new Path("/shm/cat-wrapped");
+    assertEquals(0, jobs.run(jobs.conf, input.toString(), wrapped.toString(),
+        args("-D", "mapreduce.job.maps=3", "-io", "shm",
+            "-mapper", wrapper + echo.substring(echo.indexOf(' ')), "-reducer", "cat",
+            "-numReduceTasks", 2)));
+    assertArrayEquals(pipes, output(wrapped, 2), "wrapper exec python3 over rings vs pipes");
+    Counters w = counters(jobs.lastJobId);
+    assertEquals(launchedTasks(w), ring(w, ShmStreamingCounter.TASKS_ON_RINGS), w::toString);
+  }
+
+  @Test
+  @Timeout(value = 6, unit = TimeUnit.MINUTES) // two jobs; the machine is shared
+  void programWithoutTheShimFallsBackToPipesAtOnceWithTheReason() throws Exception {
+    // A statically linked cat never loads the shim: each task sees that before the handshake
+    // and runs it over pipes, with the same output and a counter saying why.
+    File src = new File(jobs.work.toFile(), "static_cat.c");
+    Files.writeString(src.toPath(), "#include <unistd.h>\nint main(void) { char b[65536]; "
+        + "ssize_t n; while ((n = read(0, b, sizeof b)) > 0) if (write(1, b, n) != n) "
+        + "return 1; return n < 0; }\n");
+    File exe = new File(jobs.work.toFile(), "static_cat");
+    Process cc = new ProcessBuilder("cc", "-static", "-O1", "-o", exe.toString(), src.toString())
+        .inheritIO().start();
+    assertEquals(0, cc.waitFor(), "cc -static");
+    Path pipesOut = new Path("/shm/static-pipes");
+    assertEquals(0, jobs.run(jobs.conf, input.toString(), pipesOut.toString(),
+        args("-D", "mapreduce.job.maps=3", "-mapper", exe, "-reducer", "NONE")));
+    Path shmOut = new Path("/shm/static-shm");
+    long started = System.nanoTime();
+    assertEquals(0, jobs.run(jobs.conf, input.toString(), shmOut.toString(),
+        args("-D", "mapreduce.job.maps=3", "-io", "shm", "-mapper", exe, "-reducer", "NONE")));
+    long seconds = (System.nanoTime() - started) / 1_000_000_000L;
+    assertArrayEquals(output(pipesOut, 3), output(shmOut, 3));
+    Counters c = counters(jobs.lastJobId);
+    long maps = c.findCounter(JobCounter.TOTAL_LAUNCHED_MAPS).getValue();
+    assertEquals(maps, ring(c, ShmStreamingCounter.FALLBACK_PROGRAM_WITHOUT_SHIM), c::toString);
+    assertEquals(0, ring(c, ShmStreamingCounter.TASKS_ON_RINGS), c::toString);
+    assertTrue(seconds < 90, "hang guard: " + seconds + " s"); // attach timeout is 30 s per map
+  }
+
+  private static long ring(Counters c, ShmStreamingCounter counter) {
+    return c.findCounter(counter).getValue();
+  }
+
+  @Test
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void programThatExitsWithoutClosingItsOutputFailsTheJobPromptly() throws Exception {
     // One map, one attempt: the job fails with its first task failure, nothing retried.
