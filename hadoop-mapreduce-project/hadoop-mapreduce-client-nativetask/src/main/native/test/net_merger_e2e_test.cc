@@ -31,13 +31,16 @@ namespace {
 class NetMergerE2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(supplier_jobs_.Register(kJob, {"alice", kSecret}));
-    ASSERT_TRUE(merger_jobs_.Register(kJob, {"alice", kSecret}));
+    ASSERT_TRUE(supplier_jobs_.Register(kJob, {"alice", kSecret, ::getuid()}));
+    ASSERT_TRUE(merger_jobs_.Register(kJob, {"alice", kSecret, std::nullopt}));
     DataEngine::Config cfg;
     cfg.local_dirs = {local_.path()};
     engine_ = std::make_unique<DataEngine>(
         cfg, &supplier_jobs_, &pool_, [](const FetchRequest& r, const JobInfo& j) {
-          return MacEquals(r.auth, FetchMac(j.secret, r.job_id, r.map_attempt_id, r.partition));
+          // FetchMac, then the NetMerger's nonce for the reply proof (job_auth.h).
+          return r.auth.size() == kMacLength + kNonceLength &&
+                 MacEquals(r.auth.substr(0, kMacLength),
+                           FetchMac(j.secret, r.job_id, r.map_attempt_id, r.partition));
         });
     tcp_ = MakeTcpTransport();
     supplier_ = std::make_unique<MofServer>(tcp_.get(), engine_.get(), &pool_);

@@ -51,6 +51,9 @@ public final class AccelConfigKeys {
   /** JBS: the MOFSupplier's TCP port, the same on every node. */
   public static final String JBS_SUPPLIER_PORT = PREFIX + "jbs.supplier.port";
 
+  /** JBS: the address the MOFSupplier listens on (0.0.0.0: every interface). */
+  public static final String JBS_SUPPLIER_BIND_ADDRESS = PREFIX + "jbs.supplier.bind.address";
+
   /** JBS: the NetMerger's Unix socket path on every node. */
   public static final String JBS_MERGER_SOCKET = PREFIX + "jbs.merger.socket";
 

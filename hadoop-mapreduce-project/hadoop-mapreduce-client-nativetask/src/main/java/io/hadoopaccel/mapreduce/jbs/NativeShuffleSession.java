@@ -36,6 +36,7 @@ public final class NativeShuffleSession<K, V> implements ExceptionReporter,
   private static final Logger LOG = LoggerFactory.getLogger(NativeShuffleSession.class);
   private static final int STREAM_FRAMES = 8;
   private static final Timer WATCHDOG = new Timer("jbs-session-watchdog", true);
+  private static final java.security.SecureRandom NONCES = new java.security.SecureRandom();
 
   private final SocketChannel channel;
   private final InputStream in;
@@ -130,7 +131,10 @@ public final class NativeShuffleSession<K, V> implements ExceptionReporter,
       ch.connect(UnixDomainSocketAddress.of(path));
       byte[] nonce = ReducerProtocol.hello(ReducerProtocol.read(s.in));
       byte[] mac = ReducerProtocol.registerMac(secret, job, partition, nonce);
-      s.send(ReducerProtocol.register(partition, numMaps, keyType, codec, job, mac));
+      byte[] clientNonce = new byte[ReducerProtocol.NONCE_LENGTH];
+      NONCES.nextBytes(clientNonce);
+      s.send(ReducerProtocol.register(partition, numMaps, keyType, codec, job, mac,
+          clientNonce));
       ReducerProtocol.Frame f = ReducerProtocol.read(s.in);
       if (f.type == ReducerProtocol.ERROR) {
         throw new IOException("NetMerger error " + ReducerProtocol.error(f));
@@ -139,9 +143,17 @@ public final class NativeShuffleSession<K, V> implements ExceptionReporter,
       ReducerProtocol.Body b = new ReducerProtocol.Body(f);
       int status = b.u16();
       String message = b.string();
+      byte[] proof = b.bytes(b.u16());
       b.end();
       if (status != 0) {
         throw new IOException("NetMerger refused REGISTER (status " + status + "): " + message);
+      }
+      // Only a NetMerger that holds the job secret can answer for our nonce: a process that
+      // took the socket path without it gets no records into this reduce.
+      if (!java.security.MessageDigest.isEqual(proof,
+          ReducerProtocol.registeredMac(secret, job, partition, nonce, clientNonce))) {
+        throw new IOException("the process at " + socketPath + " did not prove it holds the job"
+            + " secret (REGISTERED proof mismatch): not a NetMerger of this node");
       }
       timeout.cancel();
       if (fired.get()) {

@@ -35,9 +35,17 @@ class TestNativeShuffleSession {
   @TempDir
   Path dir;
 
-  /** Serves one connection: HELLO, reads REGISTER, checks its MAC, answers status. */
+  /**
+   * Serves one connection: HELLO, reads REGISTER, answers status with the proof a NetMerger
+   * holding {@code proofSecret} gives (none when null).
+   */
   private CompletableFuture<ByteBuffer> fakeMerger(ServerSocketChannel server, int status,
       boolean silent) {
+    return fakeMerger(server, status, silent, SECRET);
+  }
+
+  private CompletableFuture<ByteBuffer> fakeMerger(ServerSocketChannel server, int status,
+      boolean silent, byte[] proofSecret) {
     return CompletableFuture.supplyAsync(() -> {
       try (SocketChannel c = server.accept()) {
         if (silent) {
@@ -49,8 +57,16 @@ class TestNativeShuffleSession {
         header = in.readNBytes(12);
         ByteBuffer body = ByteBuffer.wrap(in.readNBytes(ByteBuffer.wrap(header).getInt(8)));
         byte[] msg = "no".getBytes(StandardCharsets.UTF_8);
-        ByteBuffer answer = ByteBuffer.allocate(4 + msg.length);
-        answer.putShort((short) status).putShort((short) msg.length).put(msg);
+        byte[] proof = new byte[0];
+        if (status == 0 && proofSecret != null) {
+          byte[] clientNonce = new byte[16];
+          body.get(body.limit() - 16, clientNonce);  // REGISTER ends with the reduce's nonce
+          proof = ReducerProtocol.registeredMac(proofSecret, "job_1700000000000_0003", 2, NONCE,
+              clientNonce);
+        }
+        ByteBuffer answer = ByteBuffer.allocate(6 + msg.length + proof.length);
+        answer.putShort((short) status).putShort((short) msg.length).put(msg)
+            .putShort((short) proof.length).put(proof);
         c.write(ByteBuffer.wrap(TestReducerProtocol.frame(ReducerProtocol.REGISTERED,
             answer.array())));
         return body;
@@ -94,6 +110,22 @@ class TestNativeShuffleSession {
       reg.get(auth);
       assertArrayEquals(ReducerProtocol.registerMac(SECRET, "job_1700000000000_0003", 2, NONCE),
           auth);
+      assertEquals(16, reg.remaining());  // the reduce's fresh nonce for the NetMerger's proof
+    }
+  }
+
+  /** A process on the socket that lacks the job secret cannot feed this reduce. */
+  @Test
+  void aNetMergerWithoutTheJobSecretIsRejected() throws Exception {
+    try (ServerSocketChannel server = listen()) {
+      fakeMerger(server, 0, false, null);  // says OK, proves nothing
+      IOException e = assertThrows(IOException.class, () -> open(5000));
+      assertTrue(e.getMessage().contains("did not prove it holds the job secret"),
+          e.getMessage());
+      fakeMerger(server, 0, false, "another job's secret".getBytes(StandardCharsets.UTF_8));
+      e = assertThrows(IOException.class, () -> open(5000));
+      assertTrue(e.getMessage().contains("did not prove it holds the job secret"),
+          e.getMessage());
     }
   }
 
