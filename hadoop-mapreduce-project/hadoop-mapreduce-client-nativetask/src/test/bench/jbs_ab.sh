@@ -46,7 +46,7 @@ else
     --conf "yarn.nodemanager.aux-services=mapreduce_shuffle,jbs_shuffle@$y" \
     --conf "yarn.nodemanager.aux-services.jbs_shuffle.class=io.hadoopaccel.mapreduce.jbs.JbsAuxService@$y" \
     --conf "yarn.nodemanager.aux-services.mapreduce_shuffle.class=io.hadoopaccel.mapreduce.jbs.JbsShuffleHandler@$y" \
-    --conf "hadoop.accel.jbs.merger.socket=/tmp/hacc-jbs-{host}.sock@core-site.xml"
+    --conf "hadoop.accel.jbs.merger.socket=/tmp/hacc-jbs-{host}/merger.sock@core-site.xml"
 fi
 mkdir -p "$out/$bw"
 # A reduce that falls back says why in its task log, which goes with the cluster: keep those lines.

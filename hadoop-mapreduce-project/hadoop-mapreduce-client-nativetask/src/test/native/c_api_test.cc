@@ -44,7 +44,7 @@ TEST(CApi, RequestRoundTrip) {
 }
 
 TEST(CApi, ResponsePrefixRoundTrip) {
-  hjbs_response_header h{1, HJBS_STATUS_OK, 100, 80, 0, 80};
+  hjbs_response_header h{1, HJBS_STATUS_OK, 100, 80, 0, 80, {0}};
   uint8_t buf[HJBS_RESPONSE_PREFIX];
   ASSERT_EQ(hjbs_response_prefix_encode(&h, buf, sizeof(buf)), HJBS_OK);
   hjbs_response_header out;

@@ -25,7 +25,7 @@ constexpr uint32_t kBuf = 4096;
 class EpollServerTest : public ::testing::Test {
  protected:
   void Start(size_t buffers, EpollServer::Config cfg = {}) {
-    ASSERT_TRUE(jobs_.Register(kJob, {kUser, kSecret}));
+    ASSERT_TRUE(jobs_.Register(kJob, {kUser, kSecret, ::getuid()}));
     pool_ = std::make_unique<BufferPool>(kBuf, buffers);
     DataEngine::Config dc;
     dc.local_dirs = {dir1_.path(), dir2_.path()};

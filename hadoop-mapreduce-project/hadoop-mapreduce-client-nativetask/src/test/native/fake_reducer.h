@@ -65,12 +65,19 @@ class FakeReducer {
     r.codec = codec;
     r.job = job;
     r.auth = RegisterMac(secret, job, kPartition, hello_.nonce);
+    EXPECT_TRUE(FillNonce(r.client_nonce));
     std::vector<uint8_t> f;
     EXPECT_EQ(EncodeRegister(r, &f), WireStatus::kOk);
     Send(f);
     Registered out;
     EXPECT_EQ(Read(), ReducerFrame::kRegistered);
     EXPECT_EQ(DecodeRegistered(body_.data(), body_.size(), &out), WireStatus::kOk);
+    // The NetMerger proves the job secret over both nonces, as the Java reduce checks.
+    if (out.status == RegisterStatus::kOk)
+      EXPECT_TRUE(MacEquals(out.proof, RegisteredMac(secret, job, kPartition, hello_.nonce,
+                                                     r.client_nonce)));
+    else
+      EXPECT_TRUE(out.proof.empty());
     return out;
   }
 

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "test_files.h"
@@ -33,11 +37,12 @@ TEST(MapOutputLocator, SearchesEveryLocalDir) {
   ScratchDir::WriteAt(d2.path() + "/" + rel + "/file.out", {2});
   MapOutputLocator loc({d1.path(), d2.path()});
   MapOutputPaths p;
-  ASSERT_TRUE(loc.Locate("bob", "job_17_0002", "attempt_17_0002_m_000004_1", &p));
+  std::string why;
+  ASSERT_EQ(Located::kFound, loc.Locate("bob", ::getuid(), "job_17_0002", "attempt_17_0002_m_000004_1", &p, &why));
   EXPECT_EQ(p.index, d2.path() + "/" + rel + "/file.out.index");
   EXPECT_EQ(p.data, d2.path() + "/" + rel + "/file.out");
-  EXPECT_FALSE(loc.Locate("bob", "job_17_0002", "attempt_17_0002_m_000005_1", &p));
-  EXPECT_FALSE(loc.Locate("eve", "job_17_0002", "attempt_17_0002_m_000004_1", &p));
+  EXPECT_EQ(Located::kMissing, loc.Locate("bob", ::getuid(), "job_17_0002", "attempt_17_0002_m_000005_1", &p, &why));
+  EXPECT_EQ(Located::kMissing, loc.Locate("eve", ::getuid(), "job_17_0002", "attempt_17_0002_m_000004_1", &p, &why));
 }
 
 // LocalDirAllocator places file.out and file.out.index independently: each is found on its own.
@@ -49,9 +54,63 @@ TEST(MapOutputLocator, FindsDataAndIndexInDifferentLocalDirs) {
   ScratchDir::WriteAt(d3.path() + "/" + rel + "/file.out.index", {1});
   MapOutputLocator loc({d1.path(), d2.path(), d3.path()});
   MapOutputPaths p;
-  EXPECT_FALSE(loc.Locate("bob", "job_17_0002", "attempt_17_0002_m_000001_0", &p));  // no data
+  std::string why;
+  EXPECT_EQ(Located::kMissing, loc.Locate("bob", ::getuid(), "job_17_0002", "attempt_17_0002_m_000001_0", &p, &why));  // no data
   ScratchDir::WriteAt(d1.path() + "/" + rel + "/file.out", {2});
-  ASSERT_TRUE(loc.Locate("bob", "job_17_0002", "attempt_17_0002_m_000001_0", &p));
+  ASSERT_EQ(Located::kFound, loc.Locate("bob", ::getuid(), "job_17_0002", "attempt_17_0002_m_000001_0", &p, &why));
   EXPECT_EQ(p.index, d3.path() + "/" + rel + "/file.out.index");
   EXPECT_EQ(p.data, d1.path() + "/" + rel + "/file.out");
+}
+
+// A task owns its output dir: a file.out (or a dir on the way) that is a symlink is refused,
+// as is a file owned by another uid (stock opens with SecureIOUtils and checks the owner).
+TEST(MapOutputLocator, RefusesSymlinksAndOtherOwners) {
+  ScratchDir d, elsewhere;
+  const std::string job = "job_17_0002", attempt = "attempt_17_0002_m_000001_0";
+  std::string rel = AttemptOutputDir("bob", job, attempt);
+  std::filesystem::create_directories(d.path() + "/" + rel);
+  ScratchDir::WriteAt(d.path() + "/" + rel + "/file.out.index", {1});
+  std::string secret = elsewhere.Write("secret", {42});
+  std::filesystem::create_symlink(secret, d.path() + "/" + rel + "/file.out");
+  MapOutputLocator loc({d.path()});
+  MapOutputPaths p;
+  std::string why;
+  EXPECT_EQ(loc.Locate("bob", ::getuid(), job, attempt, &p, &why), Located::kUnsafe);
+  EXPECT_NE(why.find("symlink"), std::string::npos) << why;
+  // A directory on the way that is a symlink: the same.
+  std::filesystem::remove(d.path() + "/" + rel + "/file.out");
+  ScratchDir::WriteAt(d.path() + "/" + rel + "/file.out", {2});
+  std::string out_dir = d.path() + "/usercache/bob/appcache/application_17_0002/output";
+  std::filesystem::rename(out_dir, elsewhere.path() + "/output");
+  std::filesystem::create_symlink(elsewhere.path() + "/output", out_dir);
+  EXPECT_EQ(loc.Locate("bob", ::getuid(), job, attempt, &p, &why), Located::kUnsafe);
+  std::filesystem::remove(out_dir);
+  std::filesystem::rename(elsewhere.path() + "/output", out_dir);
+  ASSERT_EQ(loc.Locate("bob", ::getuid(), job, attempt, &p, &why), Located::kFound) << why;
+  // Owned by another uid than the job's user.
+  EXPECT_EQ(loc.Locate("bob", ::getuid() + 1, job, attempt, &p, &why), Located::kUnsafe);
+  EXPECT_NE(why.find("owned by uid"), std::string::npos) << why;
+  // OpenServed applies the same checks at read time.
+  auto me = [](const std::string& user) {
+    return user == "bob" ? std::optional<uid_t>(::getuid()) : std::nullopt;
+  };
+  int fd = loc.OpenServed(p.data, me, &why);
+  ASSERT_GE(fd, 0) << why;
+  ::close(fd);
+  std::filesystem::remove(p.data);
+  std::filesystem::create_symlink(secret, p.data);
+  EXPECT_EQ(loc.OpenServed(p.data, me, &why), -1);
+  EXPECT_EQ(loc.OpenServed(elsewhere.path() + "/secret", me, &why), -1);  // under no local dir
+}
+
+TEST(MapOutputLocator, OpenBelowRefusesFifosWithoutBlocking) {
+  ScratchDir d;
+  ASSERT_EQ(::mkfifo((d.path() + "/f").c_str(), 0600), 0);
+  int err = 0;
+  int fd = OpenBelow(d.path(), "f", &err);
+  ASSERT_GE(fd, 0);  // opened non-blocking, then refused by the type check
+  std::string why;
+  EXPECT_FALSE(IsServableFile(fd, ::getuid(), &why));
+  ::close(fd);
+  EXPECT_EQ(OpenBelow(d.path(), "../f", &err), -1);
 }

@@ -23,7 +23,7 @@ const char* kToken = "stand-in-for-the-hmac";
 class MofServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(jobs_.Register(kJob, {"alice", "secret"}));
+    ASSERT_TRUE(jobs_.Register(kJob, {"alice", "secret", ::getuid()}));
     // Three partitions per map, one of them empty; sizes not multiples of the buffer.
     WriteMapOutput(dir2_, "attempt_1700000000000_0007_m_000000_0", {10000, 0, 4097});
     WriteMapOutput(dir1_, "attempt_1700000000000_0007_m_000001_0", {1, 8192, 300});
@@ -135,8 +135,8 @@ TEST_F(MofServerTest, RefusalsLeaveTheConnectionUsable) {
             ResponseStatus::kNotFound);
   EXPECT_EQ(Ask(c.get(), Req(m0, 0, 10001), nullptr).status, ResponseStatus::kBadRequest);
   r = Req("attempt_1700000000099_0001_m_000000_0", 0);
-  r.job_id = "job_1700000000099_0001";  // never registered
-  EXPECT_EQ(Ask(c.get(), r, nullptr).status, ResponseStatus::kNotFound);
+  r.job_id = "job_1700000000099_0001";  // never registered: answered as a bad MAC would be
+  EXPECT_EQ(Ask(c.get(), r, nullptr).status, ResponseStatus::kUnauthorized);
   EXPECT_EQ(FetchPartition(c.get(), m0, 2), parts_[m0][2]);
 }
 

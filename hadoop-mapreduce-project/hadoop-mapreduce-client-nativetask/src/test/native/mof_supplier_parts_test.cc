@@ -78,7 +78,7 @@ TEST(SupplierOptions, ErrorsNameTheOption) {
 }
 
 TEST(SupplierAuth, AcceptsOnlyTheMacOfThisJobAttemptAndPartition) {
-  JobInfo job{"alice", "secret"};
+  JobInfo job{"alice", "secret", std::nullopt};
   FetchRequest r;
   r.job_id = "job_1_0001";
   r.map_attempt_id = "attempt_1_0001_m_000001_0";

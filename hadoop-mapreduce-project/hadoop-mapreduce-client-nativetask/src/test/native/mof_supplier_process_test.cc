@@ -13,7 +13,7 @@ using namespace supplier_test;
 namespace {
 
 const std::string kJob = "job_1700000000000_0099";
-const std::string kUser = "carol";
+const std::string kUser = CurrentUserName();  // the supplier resolves it and checks owners
 const std::string kSecret = "s3cret-job-token";
 const std::string kSecretHex = "7333637265742d6a6f622d746f6b656e";  // kSecret in hex
 constexpr uint32_t kBuf = 8192;
@@ -219,16 +219,18 @@ TEST_F(SupplierProcessTest, HostileRequestsAreRefusedOrClosedAndOthersAreStillSe
   EXPECT_EQ(d->Command("PING"), "OK");
 }
 
-TEST_F(SupplierProcessTest, RemovedJobIsNotFound) {
+// An unknown job is answered as a bad MAC is, so a prober cannot tell which jobs are served.
+TEST_F(SupplierProcessTest, RemovedJobIsUnauthorizedLikeABadMac) {
   auto d = Launch();
   uint16_t port = d->WaitReady();
   ASSERT_NE(port, 0);
   const std::string mac = FetchMac(kSecret, kJob, AttemptOf(kJob, 0), 0);
-  EXPECT_EQ(AskOnce(port, mac).status, ResponseStatus::kNotFound);  // not added yet
+  EXPECT_EQ(AskOnce(port, mac).status, ResponseStatus::kUnauthorized);  // not added yet
   ASSERT_EQ(d->Command("ADD_JOB " + kJob + " " + kUser + " " + kSecretHex), "OK");
   EXPECT_EQ(AskOnce(port, mac).status, ResponseStatus::kOk);
+  EXPECT_EQ(AskOnce(port, std::string(mac.size(), 'x')).status, ResponseStatus::kUnauthorized);
   ASSERT_EQ(d->Command("REMOVE_JOB " + kJob), "OK");
-  EXPECT_EQ(AskOnce(port, mac).status, ResponseStatus::kNotFound);
+  EXPECT_EQ(AskOnce(port, mac).status, ResponseStatus::kUnauthorized);
   EXPECT_EQ(d->Command("ADD_JOB " + kJob + " ../x " + kSecretHex).rfind("ERR", 0), 0u);
 }
 

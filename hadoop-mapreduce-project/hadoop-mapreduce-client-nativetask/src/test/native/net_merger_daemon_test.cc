@@ -33,7 +33,9 @@ TEST(NetMergerDaemonTest, ReadyControlChannelAndExitOnStdinEof) {
   struct stat st;
   ASSERT_EQ(stat(sock.c_str(), &st), 0);
   EXPECT_TRUE(S_ISSOCK(st.st_mode));
-  EXPECT_EQ(st.st_mode & 0777, 0666u);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);  // reduces run as the daemon's user by default
+  ASSERT_EQ(stat(dir.path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
   std::fprintf(c.in, "ADD_JOB job_1700000000000_0001 alice 0a0b\nPING\n");
   std::fflush(c.in);
   EXPECT_EQ(Line(c.out), "OK");
@@ -95,4 +97,27 @@ TEST(NetMergerDaemonTest, BadArgumentsExitTwoNamingTheOption) {
     EXPECT_NE(err.find(k.option), std::string::npos) << err;
     EXPECT_EQ(Wait(&c), 2) << k.option;
   }
+}
+
+// The socket's directory must be the daemon's alone: a directory others can write, or one of
+// another user, would let them take the path while the daemon is down.
+TEST(NetMergerDaemonTest, RefusesASocketDirOfAnotherUserAndCreatesItsOwn) {
+  ScratchDir dir;
+  std::string theirs = dir.path() + "/theirs";
+  ASSERT_EQ(::mkdir(theirs.c_str(), 0755), 0);
+  ASSERT_EQ(::chown(theirs.c_str(), 65534, 65534), 0);  // nobody (the tests run as root)
+  Child c = Spawn({"--socket", theirs + "/m.sock", "--spill-dirs", dir.path()});
+  EXPECT_EQ(Wait(&c), 1);
+  std::string mine = dir.path() + "/mine";
+  Child d = Spawn({"--socket", mine + "/m.sock", "--spill-dirs", dir.path(),
+                   "--socket-access", "any"});
+  EXPECT_EQ(Line(d.out), "READY " + mine + "/m.sock");
+  struct stat st;
+  ASSERT_EQ(stat(mine.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0711u);  // others may reach the socket, not replace it
+  ASSERT_EQ(stat((mine + "/m.sock").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0666u);
+  std::fclose(d.in);
+  d.in = nullptr;
+  EXPECT_EQ(Wait(&d), 0);
 }

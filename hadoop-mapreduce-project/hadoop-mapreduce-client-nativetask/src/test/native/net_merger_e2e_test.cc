@@ -31,13 +31,16 @@ namespace {
 class NetMergerE2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(supplier_jobs_.Register(kJob, {"alice", kSecret}));
-    ASSERT_TRUE(merger_jobs_.Register(kJob, {"alice", kSecret}));
+    ASSERT_TRUE(supplier_jobs_.Register(kJob, {"alice", kSecret, ::getuid()}));
+    ASSERT_TRUE(merger_jobs_.Register(kJob, {"alice", kSecret, std::nullopt}));
     DataEngine::Config cfg;
     cfg.local_dirs = {local_.path()};
     engine_ = std::make_unique<DataEngine>(
         cfg, &supplier_jobs_, &pool_, [](const FetchRequest& r, const JobInfo& j) {
-          return MacEquals(r.auth, FetchMac(j.secret, r.job_id, r.map_attempt_id, r.partition));
+          // FetchMac, then the NetMerger's nonce for the reply proof (job_auth.h).
+          return r.auth.size() == kMacLength + kNonceLength &&
+                 MacEquals(r.auth.substr(0, kMacLength),
+                           FetchMac(j.secret, r.job_id, r.map_attempt_id, r.partition));
         });
     tcp_ = MakeTcpTransport();
     supplier_ = std::make_unique<MofServer>(tcp_.get(), engine_.get(), &pool_);
@@ -498,4 +501,46 @@ TEST_F(NetMergerE2eTest, AConnectionThatNeverRegistersIsClosed) {
   EXPECT_EQ(idle.conn_->RecvExact(&b, 1), ECONNRESET);
   FakeReducer quick(socket_);
   EXPECT_EQ(quick.Register(1, 0).status, RegisterStatus::kOk);
+}
+
+// A supplier that serves the files but does not hold the job secret (a process that took the
+// supplier's port): its answers lack the reply proof, and the NetMerger uses none of its data.
+TEST(NetMergerForgedSupplierTest, ASupplierWithoutTheJobSecretIsRejected) {
+  ScratchDir local, sock_dir, spill;
+  const std::string job = "job_1700000000000_0042";
+  JobRegistry forged_jobs, merger_jobs;
+  ASSERT_TRUE(forged_jobs.Register(job, {"alice", "not the job secret", ::getuid()}));
+  ASSERT_TRUE(merger_jobs.Register(job, {"alice", "the job secret", std::nullopt}));
+  std::string attempt = "attempt_1700000000000_0042_m_000000_0";
+  std::string dir = local.path() + "/" + AttemptOutputDir("alice", job, attempt);
+  std::filesystem::create_directories(dir);
+  ScratchDir::WriteAt(dir + "/file.out", Bytes(100, 1));
+  ScratchDir::WriteAt(dir + "/file.out.index", SpillIndex::Serialize({{0, 100, 100}, {0, 100, 100}}));
+  BufferPool pool(4096, 8);
+  DataEngine::Config cfg;
+  cfg.local_dirs = {local.path()};
+  DataEngine engine(cfg, &forged_jobs, &pool,
+                    [](const FetchRequest&, const JobInfo&) { return true; });  // accepts all
+  std::unique_ptr<Transport> tcp = MakeTcpTransport();
+  MofServer forged(tcp.get(), &engine, &pool);
+  ASSERT_EQ(forged.Start({"127.0.0.1", 0}), 0);
+  NetMergerConfig mc;
+  mc.socket_path = sock_dir.path() + "/m.sock";
+  mc.spill_dirs = {spill.path()};
+  mc.buffer_bytes = 4096;
+  mc.fetch_retries = 0;
+  NetMergerServer merger(mc, &merger_jobs, tcp.get());
+  ASSERT_EQ(merger.Start(), 0);
+  {
+    FakeReducer r(mc.socket_path);
+    ASSERT_EQ(r.Register(1, 0, "the job secret").status, RegisterStatus::kOk);
+    r.MapOutput(0, forged.port());
+    ASSERT_EQ(r.Read(), ReducerFrame::kFetchFailed);  // never MAP_FETCHED
+    FetchFailed ff;
+    ASSERT_EQ(DecodeFetchFailed(r.body_.data(), r.body_.size(), &ff), WireStatus::kOk);
+    EXPECT_NE(ff.message.find("could not prove it holds the job secret"), std::string::npos)
+        << ff.message;
+  }
+  merger.Stop();
+  forged.Stop();
 }

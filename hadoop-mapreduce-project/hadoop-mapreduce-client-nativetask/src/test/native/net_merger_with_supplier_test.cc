@@ -31,7 +31,7 @@ std::string Hex(const std::string& s) {
 // file.out + index of map `index` with 2 partitions; kPartition holds recs.
 void WriteMap(const std::string& local_dir, uint32_t index, const std::vector<Rec>& recs,
               bool zlib) {
-  std::string dir = local_dir + "/" + AttemptOutputDir("alice", kJob, Attempt(index));
+  std::string dir = local_dir + "/" + AttemptOutputDir(CurrentUserName(), kJob, Attempt(index));
   std::filesystem::create_directories(dir);
   Bytes data;
   std::vector<IndexRecord> idx;
@@ -65,7 +65,7 @@ TEST(NetMergerWithSupplierTest, ReduceStreamThroughBothDaemons) {
                          false);
     ASSERT_EQ(Line(merger.out), "READY " + sock);
     for (Child* c : {&supplier, &merger}) {
-      std::fprintf(c->in, "ADD_JOB %s alice %s\n", kJob, Hex(kSecret).c_str());
+      std::fprintf(c->in, "ADD_JOB %s %s %s\n", kJob, CurrentUserName().c_str(), Hex(kSecret).c_str());
       std::fflush(c->in);
       ASSERT_EQ(Line(c->out), "OK");
     }

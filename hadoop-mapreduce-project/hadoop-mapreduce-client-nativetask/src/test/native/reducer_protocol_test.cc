@@ -34,16 +34,18 @@ TEST(ReducerProtocolTest, RegisterBytesAreExactlyTheDesign) {
   r.codec = 1;
   r.job = kJob;
   r.auth = "0123456789abcdefghij";
+  for (size_t i = 0; i < kNonceLength; ++i) r.client_nonce[i] = static_cast<uint8_t>(0xc0 + i);
   std::vector<uint8_t> f;
   ASSERT_EQ(EncodeRegister(r, &f), WireStatus::kOk);
-  std::vector<uint8_t> want = {'J', 'B', 'S', 'M', 0, 1, 0, 17};
-  uint32_t body = 4 + 4 + 1 + 1 + 2 + 2 + 22 + 2 + 20;
+  std::vector<uint8_t> want = {'J', 'B', 'S', 'M', 0, 2, 0, 17};
+  uint32_t body = 4 + 4 + 1 + 1 + 2 + 2 + 22 + 2 + 20 + 16;
   for (int i = 3; i >= 0; --i) want.push_back(static_cast<uint8_t>(body >> (8 * i)));
   for (uint8_t b : {1, 2, 3, 4, 0, 0, 0, 5, 1, 1, 0, 0, 0, 22}) want.push_back(b);
   want.insert(want.end(), r.job.begin(), r.job.end());
   want.push_back(0);
   want.push_back(20);
   want.insert(want.end(), r.auth.begin(), r.auth.end());
+  want.insert(want.end(), r.client_nonce, r.client_nonce + kNonceLength);
   EXPECT_EQ(f, want);
   ReducerFrame t;
   const uint8_t* b;
@@ -56,6 +58,7 @@ TEST(ReducerProtocolTest, RegisterBytesAreExactlyTheDesign) {
   EXPECT_EQ(back.num_maps, 5u);
   EXPECT_EQ(back.job, kJob);
   EXPECT_EQ(back.auth, r.auth);
+  EXPECT_EQ(std::memcmp(back.client_nonce, r.client_nonce, kNonceLength), 0);
 }
 
 TEST(ReducerProtocolTest, EveryFrameRoundTrips) {
@@ -114,11 +117,19 @@ TEST(ReducerProtocolTest, EveryFrameRoundTrips) {
   EXPECT_EQ(ef.code, ErrorCode::kCorruptSegment);
 
   f.clear();
-  ASSERT_EQ(EncodeRegistered({RegisterStatus::kBusy, "later"}, &f), WireStatus::kOk);
+  ASSERT_EQ(EncodeRegistered({RegisterStatus::kBusy, "later", ""}, &f), WireStatus::kOk);
   ASSERT_EQ(Split(f, &t, &b, &n), WireStatus::kOk);
   Registered rd;
   ASSERT_EQ(DecodeRegistered(b, n, &rd), WireStatus::kOk);
   EXPECT_EQ(rd.status, RegisterStatus::kBusy);
+  EXPECT_TRUE(rd.proof.empty());
+
+  f.clear();  // an OK REGISTERED carries the NetMerger's 20-byte proof
+  ASSERT_EQ(EncodeRegistered({RegisterStatus::kOk, "ok", std::string(20, 'p')}, &f),
+            WireStatus::kOk);
+  ASSERT_EQ(Split(f, &t, &b, &n), WireStatus::kOk);
+  ASSERT_EQ(DecodeRegistered(b, n, &rd), WireStatus::kOk);
+  EXPECT_EQ(rd.proof, std::string(20, 'p'));
 
   f.clear();
   ASSERT_EQ(EncodeMerge(&f), WireStatus::kOk);
@@ -178,7 +189,7 @@ TEST(ReducerProtocolTest, HeaderRefusesWrongMagicTypeAndSizes) {
   StoreBe32(g.data() + 8, 1u << 30);
   EXPECT_EQ(DecodeReducerHeader(g.data(), g.size(), &t, &len), WireStatus::kTooLarge);
   g = f;
-  StoreBe16(g.data() + 4, 2);
+  StoreBe16(g.data() + 4, 3);
   EXPECT_EQ(DecodeReducerHeader(g.data(), g.size(), &t, &len), WireStatus::kBadVersion);
 }
 

@@ -2,6 +2,9 @@
 #ifndef HADOOP_ACCEL_JBS_TEST_FILES_H
 #define HADOOP_ACCEL_JBS_TEST_FILES_H
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -32,6 +35,13 @@ class ScratchDir {
  private:
   std::string path_;
 };
+
+// The name of the user running the test: the served files are owned by its uid, so ADD_JOB
+// must name it (the supplier resolves the user with getpwnam_r and checks file owners).
+inline std::string CurrentUserName() {
+  passwd* pw = ::getpwuid(::geteuid());
+  return pw != nullptr ? pw->pw_name : "root";
+}
 
 // Polls cond until it holds or the deadline passes.
 template <typename F>

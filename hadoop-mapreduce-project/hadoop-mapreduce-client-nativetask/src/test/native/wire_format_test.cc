@@ -95,7 +95,7 @@ TEST(WireFormat, RejectsBadFrameHeaders) {
   size_t used;
   uint8_t g = 'G';  // "GET ..." from an HTTP client: refused on the first byte
   EXPECT_EQ(DecodeRequest(&g, 1, &out, &used), WireStatus::kBadMagic);
-  EXPECT_EQ(Decode(with(5, 2)), WireStatus::kBadVersion);
+  EXPECT_EQ(Decode(with(5, 3)), WireStatus::kBadVersion);
   EXPECT_EQ(Decode(with(7, 9)), WireStatus::kBadType);
   EXPECT_EQ(Decode(with(7, 2)), WireStatus::kBadType);  // a response where a request belongs
   auto big = b;
@@ -170,9 +170,11 @@ TEST(WireFormat, ResponseRoundTripAndChecks) {
   h.part_length = 3000;
   h.chunk_offset = 2048;
   h.chunk_length = 952;  // the partition's last chunk
+  h.reply_mac = std::string(kReplyMacLength, '\x42');
   uint8_t buf[kResponsePrefixSize];
   ASSERT_EQ(EncodeResponsePrefix(h, buf, sizeof(buf)), WireStatus::kOk);
-  EXPECT_EQ(LoadBe32(buf + 8), 40u + 952u);
+  EXPECT_EQ(LoadBe32(buf + 8), 60u + 952u);
+  EXPECT_EQ(buf[12 + 40], 0x42);  // the reply MAC follows the chunk length
   FetchResponseHeader out;
   ASSERT_EQ(DecodeResponsePrefix(buf, sizeof(buf), &out), WireStatus::kOk);
   EXPECT_EQ(out.request_id, 7u);
@@ -181,8 +183,9 @@ TEST(WireFormat, ResponseRoundTripAndChecks) {
   EXPECT_EQ(out.part_length, 3000u);
   EXPECT_EQ(out.chunk_offset, 2048u);
   EXPECT_EQ(out.chunk_length, 952u);
-  EXPECT_EQ(DecodeResponsePrefix(buf, 51, &out), WireStatus::kNeedMore);
-  EXPECT_EQ(EncodeResponsePrefix(h, buf, 51), WireStatus::kBufferTooSmall);
+  EXPECT_EQ(out.reply_mac, h.reply_mac);
+  EXPECT_EQ(DecodeResponsePrefix(buf, 71, &out), WireStatus::kNeedMore);
+  EXPECT_EQ(EncodeResponsePrefix(h, buf, 71), WireStatus::kBufferTooSmall);
 
   auto bad = [&](auto edit) {
     FetchResponseHeader x = h;
@@ -195,18 +198,19 @@ TEST(WireFormat, ResponseRoundTripAndChecks) {
   EXPECT_EQ(bad([](auto& x) { x.status = ResponseStatus::kNotFound; }), WireStatus::kBadStatus);
   EXPECT_EQ(bad([](auto& x) { x.status = static_cast<ResponseStatus>(99); }),
             WireStatus::kBadStatus);
+  EXPECT_EQ(bad([](auto& x) { x.reply_mac = "short"; }), WireStatus::kBadAuth);
 
   uint8_t wire[kResponsePrefixSize];
   std::copy(buf, buf + sizeof(buf), wire);
-  StoreBe32(wire + 8, 40 + 951);  // frame body disagrees with the chunk length
+  StoreBe32(wire + 8, 60 + 951);  // frame body disagrees with the chunk length
   EXPECT_EQ(DecodeResponsePrefix(wire, sizeof(wire), &out), WireStatus::kMalformed);
   std::copy(buf, buf + sizeof(buf), wire);
   wire[12 + 11] = 1;  // reserved must be zero
   EXPECT_EQ(DecodeResponsePrefix(wire, sizeof(wire), &out), WireStatus::kBadStatus);
   std::copy(buf, buf + sizeof(buf), wire);
-  StoreBe32(wire + 8, 39);  // shorter than a response header
+  StoreBe32(wire + 8, 59);  // shorter than a response header
   EXPECT_EQ(DecodeResponsePrefix(wire, sizeof(wire), &out), WireStatus::kMalformed);
-  StoreBe32(wire + 8, 40 + kMaxChunkLength + 1);
+  StoreBe32(wire + 8, 60 + kMaxChunkLength + 1);
   EXPECT_EQ(DecodeResponsePrefix(wire, sizeof(wire), &out), WireStatus::kTooLarge);
 }
 

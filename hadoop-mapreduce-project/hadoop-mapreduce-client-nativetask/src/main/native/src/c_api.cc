@@ -85,6 +85,7 @@ int hjbs_response_prefix_encode(const hjbs_response_header* h, uint8_t* buf, siz
   r.part_length = h->part_length;
   r.chunk_offset = h->chunk_offset;
   r.chunk_length = h->chunk_length;
+  r.reply_mac.assign(reinterpret_cast<const char*>(h->reply_mac), sizeof(h->reply_mac));
   return static_cast<int>(EncodeResponsePrefix(r, buf, cap));
 }
 
@@ -99,6 +100,7 @@ int hjbs_response_prefix_decode(const uint8_t* buf, size_t len, hjbs_response_he
   out->part_length = r.part_length;
   out->chunk_offset = r.chunk_offset;
   out->chunk_length = r.chunk_length;
+  std::memcpy(out->reply_mac, r.reply_mac.data(), sizeof(out->reply_mac));
   return HJBS_OK;
 }
 

@@ -24,7 +24,8 @@ bool DecodeHex(const std::string& hex, std::string* out) {
 
 }  // namespace
 
-std::string HandleControlLine(const std::string& line, JobRegistry* jobs) {
+std::string HandleControlLine(const std::string& line, JobRegistry* jobs,
+                              const ControlHooks& hooks) {
   std::istringstream in(line);
   std::vector<std::string> words;
   for (std::string w; in >> w;) words.push_back(w);
@@ -35,24 +36,28 @@ std::string HandleControlLine(const std::string& line, JobRegistry* jobs) {
     JobInfo info;
     info.user = words[2];
     if (!DecodeHex(words[3], &info.secret)) return "ERR secret is not lowercase hex";
+    info.uid = LookUpUid(info.user);
+    if (hooks.require_local_user && !info.uid)
+      return "ERR user " + info.user.substr(0, 64) + " does not exist on this node";
     if (!jobs->Register(words[1], std::move(info))) return "ERR invalid job id or user";
     return "OK";
   }
   if (cmd == "REMOVE_JOB" && words.size() == 2) {
     jobs->Unregister(words[1]);
+    if (hooks.on_remove) hooks.on_remove(words[1]);
     return "OK";
   }
   return "ERR unknown command or wrong argument count: " + cmd;
 }
 
-void RunControlChannel(FILE* in, FILE* out, JobRegistry* jobs) {
+void RunControlChannel(FILE* in, FILE* out, JobRegistry* jobs, const ControlHooks& hooks) {
   std::string line;
   for (int c; (c = std::fgetc(in)) != EOF;) {
     if (c != '\n') {
       if (line.size() < 4096) line.push_back(static_cast<char>(c));
       continue;
     }
-    std::string answer = HandleControlLine(line, jobs);
+    std::string answer = HandleControlLine(line, jobs, hooks);
     std::fprintf(out, "%s\n", answer.c_str());
     std::fflush(out);
     line.clear();

@@ -12,17 +12,28 @@
 #define HADOOP_ACCEL_JBS_CONTROL_CHANNEL_H
 
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "job_registry.h"
 
 namespace hadoop_accel::jbs {
 
+// What a daemon does on its control channel besides updating the registry.
+struct ControlHooks {
+  // The MOFSupplier serves files owned by the job's user: ADD_JOB resolves the user to a uid
+  // (getpwnam_r) and answers ERR for a user this node does not know.
+  bool require_local_user = false;
+  // Runs after REMOVE_JOB (e.g. drop the job's open files).
+  std::function<void(const std::string& job)> on_remove;
+};
+
 // Applies one command line (without its newline) to jobs; returns the answer line.
-std::string HandleControlLine(const std::string& line, JobRegistry* jobs);
+std::string HandleControlLine(const std::string& line, JobRegistry* jobs,
+                              const ControlHooks& hooks = {});
 
 // Reads commands from in until EOF, answering each on out (flushed per line). Returns at EOF.
-void RunControlChannel(FILE* in, FILE* out, JobRegistry* jobs);
+void RunControlChannel(FILE* in, FILE* out, JobRegistry* jobs, const ControlHooks& hooks = {});
 
 }  // namespace hadoop_accel::jbs
 

@@ -7,19 +7,11 @@
 #include <stdexcept>
 
 #include "fetch_planner.h"
+#include "job_auth.h"
 #include "open_file_cache.h"
 
 namespace hadoop_accel::jbs {
 namespace {
-
-// Opens file.out for one read (the synchronous path keeps no descriptors).
-bool PreadFully(const std::string& path, uint8_t* buf, size_t n, uint64_t off) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  bool ok = PreadExact(fd, buf, n, off);
-  ::close(fd);
-  return ok;
-}
 
 FetchResponseHeader Refusal(const FetchRequest& req, ResponseStatus s) {
   FetchResponseHeader h;
@@ -35,6 +27,7 @@ DataEngine::DataEngine(Config config, const JobRegistry* jobs, BufferPool* pool,
     : jobs_(jobs),
       pool_(pool),
       authorize_(std::move(authorize)),
+      on_unsafe_file_(std::move(config.on_unsafe_file)),
       locator_(std::move(config.local_dirs)),
       index_cache_(config.index_cache_bytes) {
   if (jobs_ == nullptr || pool_ == nullptr || !authorize_)
@@ -44,19 +37,39 @@ DataEngine::DataEngine(Config config, const JobRegistry* jobs, BufferPool* pool,
 PlannedFetch DataEngine::Plan(const FetchRequest& req) {
   PlannedFetch out;
   out.header = Refusal(req, ResponseStatus::kNotFound);
+  // An unknown job gets the same answer as a bad MAC, so a prober learns nothing about which
+  // jobs this node serves.
   std::optional<JobInfo> job = jobs_->Find(req.job_id);
-  if (!job) return out;
-  if (!authorize_(req, *job)) {
+  if (!job || !authorize_(req, *job)) {
     out.header.status = ResponseStatus::kUnauthorized;
     return out;
   }
   MapOutputPaths paths;
-  if (!locator_.Locate(job->user, req.job_id, req.map_attempt_id, &paths)) return out;
+  std::string why;
+  Located where = job->uid ? locator_.Locate(job->user, *job->uid, req.job_id,
+                                             req.map_attempt_id, &paths, &why)
+                           : (why = "user " + job->user + " has no uid on this node",
+                              Located::kUnsafe);
+  // An unsafe file is answered as if it were missing (NOT_FOUND), with its own log line.
+  if (where == Located::kUnsafe && on_unsafe_file_)
+    on_unsafe_file_("refused fetch of " + req.map_attempt_id + " (job " + req.job_id + "): " +
+                    why);
+  if (where != Located::kFound) return out;
 
   std::shared_ptr<const SpillIndex> index;
+  uid_t owner = *job->uid;
   IndexStatus is = index_cache_.Get(
       req.map_attempt_id,
-      [&paths](const std::string&, SpillIndex* idx) { return SpillIndex::Load(paths.index, idx); },
+      [this, &paths, owner](const std::string&, SpillIndex* idx) {
+        std::string why;
+        int fd = locator_.OpenServed(
+            paths.index, [owner](const std::string&) { return std::optional<uid_t>(owner); },
+            &why);
+        if (fd < 0) return IndexStatus::kIoError;
+        IndexStatus st = SpillIndex::LoadFd(fd, idx);
+        ::close(fd);
+        return st;
+      },
       &index);
   if (is != IndexStatus::kOk) {
     out.header.status = ResponseStatus::kServerError;
@@ -69,6 +82,7 @@ PlannedFetch DataEngine::Plan(const FetchRequest& req) {
     return out;
   }
   out.header = plan.header;
+  out.header.reply_mac = ReplyMac(job->secret, req.auth);  // the proof the client checks
   out.data_path = std::move(paths.data);
   out.file_offset = plan.file_offset;
   // file_offset - offset is the partition's start; the index parser bounded start + length.
@@ -83,12 +97,24 @@ FetchResponseHeader DataEngine::Handle(const FetchRequest& req, std::optional<ui
     return plan.header;
   std::optional<uint32_t> b = pool_->TryAcquire();
   if (!b) return Refusal(req, ResponseStatus::kBusy);
-  if (!PreadFully(plan.data_path, pool_->data(*b), plan.header.chunk_length, plan.file_offset)) {
+  // The synchronous path keeps no descriptors: one open per read.
+  int fd = OpenServed(plan.data_path);
+  bool ok = fd >= 0 && PreadExact(fd, pool_->data(*b), plan.header.chunk_length, plan.file_offset);
+  if (fd >= 0) ::close(fd);
+  if (!ok) {
     pool_->Release(*b);
     return Refusal(req, ResponseStatus::kServerError);
   }
   *buffer = b;
   return plan.header;
+}
+
+int DataEngine::OpenServed(const std::string& path) const {
+  std::string why;
+  int fd = locator_.OpenServed(
+      path, [this](const std::string& user) { return jobs_->UidOfUser(user); }, &why);
+  if (fd < 0 && on_unsafe_file_) on_unsafe_file_("refused to open " + why);
+  return fd;
 }
 
 }  // namespace hadoop_accel::jbs

@@ -36,6 +36,9 @@ class DataEngine {
   struct Config {
     std::vector<std::string> local_dirs;
     size_t index_cache_bytes = 10u << 20;  // Hadoop's indexcache.mb default
+    // Told why a request was refused because its files are unsafe to serve (a symlink, not a
+    // regular file, not owned by the job's user); one line each, rate-limit it.
+    std::function<void(const std::string& why)> on_unsafe_file;
   };
 
   DataEngine(Config config, const JobRegistry* jobs, BufferPool* pool, Authorize authorize);
@@ -45,6 +48,9 @@ class DataEngine {
   FetchResponseHeader Handle(const FetchRequest& req, std::optional<uint32_t>* buffer);
   // Every step of Handle but the read.
   PlannedFetch Plan(const FetchRequest& req);
+  // Opens a data path a plan named, with the same checks as planning (O_NOFOLLOW below the
+  // local dir, regular, owned by its job's user); -1 if they fail now.
+  int OpenServed(const std::string& path) const;
   size_t buffer_size() const { return pool_->buffer_size(); }
 
   IndexCache::Stats index_stats() const { return index_cache_.stats(); }
@@ -53,6 +59,7 @@ class DataEngine {
   const JobRegistry* jobs_;
   BufferPool* pool_;
   Authorize authorize_;
+  std::function<void(const std::string&)> on_unsafe_file_;
   MapOutputLocator locator_;
   IndexCache index_cache_;
 };

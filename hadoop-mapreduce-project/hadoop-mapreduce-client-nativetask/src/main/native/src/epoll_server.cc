@@ -57,6 +57,8 @@ struct EpollServer::Conn {
   bool peer_done = false;  // the peer shut down its sending side
   uint32_t events = 0;     // what epoll watches now
   Clock::time_point last_io = Clock::now();  // last byte received or sent
+  Clock::time_point accepted_at = Clock::now();
+  bool authenticated = false;  // a request of it passed the MAC check
 };
 
 struct EpollServer::EventLoop {
@@ -66,6 +68,8 @@ struct EpollServer::EventLoop {
   bool accepting = true;
   std::thread thread;
   std::unordered_map<uint64_t, std::unique_ptr<Conn>> conns;
+  std::deque<uint64_t> unauthenticated;  // in accept order; stale ids skipped lazily
+  size_t unauthenticated_open = 0;
 };
 
 namespace {
@@ -171,13 +175,17 @@ EpollServer::Stats EpollServer::stats() const {
   s.busy = busy_;
   s.stalled = stalled_;
   s.open_connections = open_;
+  s.unauthenticated_closed = unauth_closed_;
+  s.idle_closed = idle_closed_;
   return s;
 }
 
 void EpollServer::Run(EventLoop* l) {
   epoll_event evs[128];
   // Stalled connections are looked for a few times per timeout (at most once a second).
-  const auto sweep_every = std::clamp<Clock::duration>(config_.stall_timeout / 4,
+  const auto sweep_every = std::clamp<Clock::duration>(
+      std::min<Clock::duration>({config_.stall_timeout, config_.pre_auth_timeout,
+                                 config_.idle_timeout}) / 4,
                                                        std::chrono::milliseconds(1),
                                                        std::chrono::seconds(1));
   const int wait_ms = static_cast<int>(
@@ -234,6 +242,16 @@ void EpollServer::AcceptAll(EventLoop* l) {
       ::close(fd);
       continue;
     }
+    // Room for one more unauthenticated connection: the oldest one goes.
+    while (l->unauthenticated_open >= config_.max_unauthenticated &&
+           !l->unauthenticated.empty()) {
+      uint64_t oldest = l->unauthenticated.front();
+      l->unauthenticated.pop_front();
+      auto it = l->conns.find(oldest);
+      if (it == l->conns.end() || it->second->authenticated) continue;
+      ++unauth_closed_;
+      CloseConn(it->second.get());
+    }
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     auto c = std::make_unique<Conn>();
@@ -251,6 +269,8 @@ void EpollServer::AcceptAll(EventLoop* l) {
     }
     ++accepted_;
     ++open_;
+    l->unauthenticated.push_back(c->id);
+    ++l->unauthenticated_open;
     l->conns.emplace(c->id, std::move(c));
   }
 }
@@ -332,6 +352,12 @@ void EpollServer::OnCompletions(EventLoop* l) {
     }
     if (d.header.status == ResponseStatus::kUnauthorized && on_unauthorized_)
       on_unauthorized_(d.request, it->second->peer);
+    // Past the MAC check (refusals before it are UNAUTHORIZED, or BUSY from a full queue).
+    if (!it->second->authenticated && d.header.status != ResponseStatus::kUnauthorized &&
+        d.header.status != ResponseStatus::kBusy) {
+      it->second->authenticated = true;
+      --l->unauthenticated_open;
+    }
     if (d.header.status == ResponseStatus::kBusy) ++busy_;
     touched.push_back(d.conn);
     uint64_t seq = d.seq;
@@ -437,13 +463,37 @@ void EpollServer::UpdateInterest(Conn* c) {
 void EpollServer::CloseStalled(EventLoop* l) {
   const Clock::time_point now = Clock::now();
   std::vector<Conn*> stalled;
+  std::vector<Conn*> unauth, idle;
   for (auto& [id, c] : l->conns) {
     bool owes = c->in_len > 0 || !c->out.empty();
     if (owes && now - c->last_io > config_.stall_timeout) stalled.push_back(c.get());
+    else if (!c->authenticated && c->unanswered == 0 &&
+             now - c->accepted_at > config_.pre_auth_timeout)
+      unauth.push_back(c.get());
+    else if (c->authenticated && !owes && c->unanswered == 0 &&
+             now - c->last_io > config_.idle_timeout)
+      idle.push_back(c.get());
   }
   for (Conn* c : stalled) {
     ++stalled_;
     CloseConn(c);
+  }
+  for (Conn* c : unauth) {
+    ++unauth_closed_;
+    CloseConn(c);
+  }
+  for (Conn* c : idle) {
+    ++idle_closed_;
+    CloseConn(c);
+  }
+  // Ids of connections that closed or authenticated since: keep the queue bounded.
+  if (l->unauthenticated.size() > 2 * l->unauthenticated_open + 64) {
+    std::deque<uint64_t> keep;
+    for (uint64_t id : l->unauthenticated) {
+      auto it = l->conns.find(id);
+      if (it != l->conns.end() && !it->second->authenticated) keep.push_back(id);
+    }
+    l->unauthenticated.swap(keep);
   }
 }
 
@@ -455,6 +505,7 @@ void EpollServer::CloseConn(Conn* c) {
     if (o.buffer) engine_.ReleaseBuffer(*o.buffer);
   for (auto& [seq, d] : c->ready)
     if (d.buffer) engine_.ReleaseBuffer(*d.buffer);
+  if (!c->authenticated) --l->unauthenticated_open;
   l->conns.erase(c->id);  // frees c
   --open_;
   if (!l->accepting) SetAccepting(l, true);

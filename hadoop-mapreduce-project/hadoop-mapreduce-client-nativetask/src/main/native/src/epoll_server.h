@@ -36,6 +36,15 @@ class EpollServer : public FetchServer {
     // long is closed (a stalled or hostile peer must not pin descriptors and pool buffers).
     // Idle connections with nothing pending stay open: the NetMerger keeps them.
     std::chrono::milliseconds stall_timeout{60000};
+    // Limits before authentication, so a flood cannot fill the connection table: a connection
+    // counts as authenticated once one of its requests passed the MAC check. One that has not
+    // within pre_auth_timeout is closed; beyond max_unauthenticated such connections the
+    // oldest is closed to make room (a real NetMerger sends its request at once).
+    std::chrono::milliseconds pre_auth_timeout{10000};
+    size_t max_unauthenticated = 256;
+    // An authenticated connection with nothing pending is closed after this long idle (the
+    // NetMerger reconnects on demand without using up a retry).
+    std::chrono::milliseconds idle_timeout{300000};
     size_t network_threads = 1;  // epoll threads
   };
   struct Stats {
@@ -44,6 +53,8 @@ class EpollServer : public FetchServer {
     uint64_t served = 0;                // responses fully sent
     uint64_t busy = 0;                  // BUSY answers (queue full or no buffer in time)
     uint64_t stalled = 0;               // closed for moving no byte within stall_timeout
+    uint64_t unauthenticated_closed = 0;  // closed before authenticating (timeout or cap)
+    uint64_t idle_closed = 0;           // authenticated, idle beyond idle_timeout
     uint64_t open_connections = 0;
   };
 
@@ -57,6 +68,8 @@ class EpollServer : public FetchServer {
 
   Stats stats() const;
   PipelinedEngine::Stats engine_stats() const { return engine_.stats(); }
+  // See PipelinedEngine::DropFiles.
+  void DropFiles(const std::string& part) { engine_.DropFiles(part); }
 
  private:
   struct Conn;
@@ -88,7 +101,7 @@ class EpollServer : public FetchServer {
   std::atomic<uint64_t> next_conn_id_{1};
 
   std::atomic<uint64_t> accepted_{0}, rejected_{0}, served_{0}, busy_{0}, stalled_{0},
-      open_{0};
+      open_{0}, unauth_closed_{0}, idle_closed_{0};
 };
 
 }  // namespace hadoop_accel::jbs

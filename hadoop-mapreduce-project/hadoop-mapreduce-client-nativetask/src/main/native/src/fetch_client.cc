@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "frame_io.h"
+#include "job_auth.h"
 
 namespace hadoop_accel::jbs {
 namespace {
@@ -173,6 +174,20 @@ void FetchClient::Work(Node* node) {
         p.connect_failed = false;
         p.last_error = broken_why;
         retry.push_back(std::move(p));
+        continue;
+      }
+      if (h.status == ResponseStatus::kOk && !p.target->reply_mac.empty() &&
+          !MacEquals(h.reply_mac, p.target->reply_mac)) {
+        // Whoever answered does not hold the job secret (a process squatting the supplier's
+        // port?): trust none of its data; no retry on this connection will change that.
+        std::fprintf(stderr, "jbs_net_merger: %s answered %s without the job secret's proof; "
+                     "refusing its data\n", EndpointKey(node->endpoint).c_str(),
+                     p.target->attempt.c_str());
+        finished.push_back({std::move(p.done),
+                            Failure("supplier could not prove it holds the job secret "
+                                    "(reply MAC mismatch)", false)});
+        broken = true;  // drop the connection; the rest of the batch is retried
+        broken_why = "reply MAC mismatch";
         continue;
       }
       switch (h.status) {

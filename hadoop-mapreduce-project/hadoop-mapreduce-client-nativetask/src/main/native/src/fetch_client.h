@@ -26,13 +26,15 @@
 
 namespace hadoop_accel::jbs {
 
-// One segment to fetch: where, what, and its FetchMac (computed once per segment).
+// One segment to fetch: where, what, its auth field (FetchAuth: the MAC and a fresh nonce)
+// and the ReplyMac an answer must carry (both computed once per segment).
 struct FetchTarget {
   Endpoint node;
   std::string job;
   std::string attempt;
   uint32_t partition = 0;
   std::string auth;
+  std::string reply_mac;  // empty: not checked (tests of the fetch client alone)
 };
 
 struct FetchOutcome {

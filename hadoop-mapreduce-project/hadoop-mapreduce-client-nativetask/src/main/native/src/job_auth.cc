@@ -23,6 +23,42 @@ std::string FetchMac(std::string_view secret, std::string_view job, std::string_
   return HmacSha1(secret, msg);
 }
 
+namespace {
+
+void AppendHex(std::string* out, const uint8_t* b, size_t n) {
+  static const char kHex[] = "0123456789abcdef";
+  for (size_t i = 0; i < n; ++i) {
+    out->push_back(kHex[b[i] >> 4]);
+    out->push_back(kHex[b[i] & 15]);
+  }
+}
+
+}  // namespace
+
+std::string FetchAuth(std::string_view secret, std::string_view job, std::string_view attempt,
+                      uint32_t partition, const uint8_t client_nonce[kNonceLength]) {
+  std::string auth = FetchMac(secret, job, attempt, partition);
+  auth.append(reinterpret_cast<const char*>(client_nonce), kNonceLength);
+  return auth;
+}
+
+std::string ReplyMac(std::string_view secret, std::string_view request_auth) {
+  std::string msg = "JBS1-REPLY|";
+  AppendHex(&msg, reinterpret_cast<const uint8_t*>(request_auth.data()), request_auth.size());
+  return HmacSha1(secret, msg);
+}
+
+std::string RegisteredMac(std::string_view secret, std::string_view job, uint32_t partition,
+                          const uint8_t server_nonce[kNonceLength],
+                          const uint8_t client_nonce[kNonceLength]) {
+  std::string msg = "JBS1-REGISTERED|";
+  msg.append(job).append("|").append(std::to_string(partition)).append("|");
+  AppendHex(&msg, server_nonce, kNonceLength);
+  msg.append("|");
+  AppendHex(&msg, client_nonce, kNonceLength);
+  return HmacSha1(secret, msg);
+}
+
 std::string RegisterMac(std::string_view secret, std::string_view job, uint32_t partition,
                         const uint8_t nonce[kNonceLength]) {
   static const char kHex[] = "0123456789abcdef";

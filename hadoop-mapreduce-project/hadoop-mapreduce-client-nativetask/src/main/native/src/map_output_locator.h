@@ -2,9 +2,19 @@
 // it: <local dir>/usercache/<user>/appcache/<application id>/output/<attempt>/file.out and
 // file.out.index, searched across yarn.nodemanager.local-dirs. Every component comes from a
 // checked id or user name, so the result always stays under one of the local dirs.
+//
+// Files are opened as stock's SecureIOUtils does, and stricter: no component below the local
+// dir may be a symlink (openat with O_NOFOLLOW per component: a task owns its output dir and
+// could otherwise point file.out at anything the NodeManager user can read), the file must be
+// regular and owned by the job's user (fstat after open, so a swap between check and use
+// cannot help).
 #ifndef HADOOP_ACCEL_JBS_MAP_OUTPUT_LOCATOR_H
 #define HADOOP_ACCEL_JBS_MAP_OUTPUT_LOCATOR_H
 
+#include <sys/types.h>
+
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,17 +40,34 @@ std::string ApplicationIdOfJob(std::string_view job);
 std::string AttemptOutputDir(std::string_view user, std::string_view job,
                              std::string_view attempt);
 
+// Opens root/rel read-only: root itself is followed (an administrator may link a local dir),
+// every component of rel is opened with O_NOFOLLOW, so a symlink anywhere below root fails.
+// Returns the descriptor, or -1 with *err = errno (ELOOP/ENOTDIR: a symlink in the way).
+int OpenBelow(const std::string& root, std::string_view rel, int* err);
+
+// The file behind fd is a regular file owned by owner; else false with *why set.
+bool IsServableFile(int fd, uid_t owner, std::string* why);
+
+enum class Located { kFound, kMissing, kUnsafe };
+
 class MapOutputLocator {
  public:
-  explicit MapOutputLocator(std::vector<std::string> local_dirs)
-      : local_dirs_(std::move(local_dirs)) {}
+  explicit MapOutputLocator(std::vector<std::string> local_dirs);
   // The attempt's index and data files, each in the first local dir that holds it (they may
-  // be in different dirs); false if either is missing (or the ids are invalid).
-  bool Locate(std::string_view user, std::string_view job, std::string_view attempt,
-              MapOutputPaths* out) const;
+  // be in different dirs). kMissing if either is missing (or the ids are invalid); kUnsafe,
+  // with *why, if one is reached through a symlink, is not a regular file, or is not owned by
+  // owner.
+  Located Locate(std::string_view user, uid_t owner, std::string_view job,
+                 std::string_view attempt, MapOutputPaths* out, std::string* why) const;
+  // Opens a path Locate returned (local dir + "/usercache/<user>/..."), as OpenBelow +
+  // IsServableFile do with owner_of(<user>) as the owner; -1 with *why if the path is under no
+  // local dir, the user has no known uid, or the file fails the checks.
+  using OwnerOf = std::function<std::optional<uid_t>(const std::string& user)>;
+  int OpenServed(const std::string& path, const OwnerOf& owner_of, std::string* why) const;
 
  private:
-  std::string FirstRegularFile(const std::string& rel) const;  // "" if in no local dir
+  Located FirstFile(const std::string& rel, uid_t owner, std::string* path,
+                    std::string* why) const;
 
   std::vector<std::string> local_dirs_;
 };

@@ -176,9 +176,10 @@ void MergerSession::CancelAll() {
 }
 
 bool MergerSession::OnRegister(const std::vector<uint8_t>& body) {
-  auto answer = [this](RegisterStatus status, const std::string& message) {
+  auto answer = [this](RegisterStatus status, const std::string& message,
+                       std::string proof = "") {
     std::vector<uint8_t> f;
-    EncodeRegistered({status, Clip(message)}, &f);
+    EncodeRegistered({status, Clip(message), std::move(proof)}, &f);
     Log("REGISTER -> " + std::to_string(static_cast<int>(status)) + " " + message);
     return Send(f) && status == RegisterStatus::kOk;
   };
@@ -196,10 +197,11 @@ bool MergerSession::OnRegister(const std::vector<uint8_t>& body) {
     return answer(RegisterStatus::kUnsupported, "unsupported codec " + std::to_string(r.codec));
   if (r.num_maps > ctx_->limits.max_maps)
     return answer(RegisterStatus::kBadRequest, "too many maps: " + std::to_string(r.num_maps));
+  // An unknown job gets the same answer as a bad MAC: registration reveals no job's presence.
   std::optional<JobInfo> job = ctx_->jobs->Find(r.job);
-  if (!job) return answer(RegisterStatus::kUnauthorized, "unknown job " + r.job);
-  if (!MacEquals(RegisterMac(job->secret, r.job, r.partition, nonce_), r.auth))
-    return answer(RegisterStatus::kUnauthorized, "bad REGISTER MAC for " + r.job);
+  if (!job || !MacEquals(RegisterMac(job->secret, r.job, r.partition, nonce_), r.auth))
+    return answer(RegisterStatus::kUnauthorized,
+                  "unknown job or bad REGISTER MAC for " + r.job);
   if (++ctx_->registered > ctx_->limits.max_sessions) {
     --ctx_->registered;
     return answer(RegisterStatus::kBusy, "too many reducers on this NetMerger");
@@ -207,7 +209,9 @@ bool MergerSession::OnRegister(const std::vector<uint8_t>& body) {
   reg_ = std::move(r);
   secret_ = job->secret;
   registered_ = true;
-  return answer(RegisterStatus::kOk, "registered, " + std::to_string(reg_.num_maps) + " maps");
+  // The reduce trusts this daemon only once it proves the job secret over both nonces.
+  return answer(RegisterStatus::kOk, "registered, " + std::to_string(reg_.num_maps) + " maps",
+                RegisteredMac(secret_, reg_.job, reg_.partition, nonce_, reg_.client_nonce));
 }
 
 bool MergerSession::OnMapOutput(const std::vector<uint8_t>& body) {
@@ -244,7 +248,13 @@ bool MergerSession::OnMapOutput(const std::vector<uint8_t>& body) {
   target->job = reg_.job;
   target->attempt = m.attempt;
   target->partition = reg_.partition;
-  target->auth = FetchMac(secret_, reg_.job, m.attempt, reg_.partition);
+  uint8_t nonce[kNonceLength];
+  if (!FillNonce(nonce)) {
+    SendError(ErrorCode::kLocalIo, "no random nonce for the fetch");
+    return false;
+  }
+  target->auth = FetchAuth(secret_, reg_.job, m.attempt, reg_.partition, nonce);
+  target->reply_mac = ReplyMac(secret_, target->auth);  // what the real supplier answers
   slot.target = std::move(target);
   slot.state = MapState::kQueued;
   queued_.push_back(m.map_index);

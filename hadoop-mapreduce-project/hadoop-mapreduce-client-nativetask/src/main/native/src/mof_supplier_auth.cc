@@ -5,8 +5,11 @@
 namespace hadoop_accel::jbs {
 
 bool AuthorizeFetchMac(const FetchRequest& req, const JobInfo& job) {
-  if (req.auth.empty()) return false;  // MacEquals would refuse it too; say so explicitly
-  return MacEquals(req.auth, FetchMac(job.secret, req.job_id, req.map_attempt_id, req.partition));
+  // FetchMac, optionally followed by the client's nonce for the reply proof (job_auth.h).
+  if (req.auth.size() != kMacLength && req.auth.size() != kMacLength + kNonceLength)
+    return false;
+  return MacEquals(std::string_view(req.auth).substr(0, kMacLength),
+                   FetchMac(job.secret, req.job_id, req.map_attempt_id, req.partition));
 }
 
 bool RateLimitedLog::Log(const std::string& line) {

@@ -15,7 +15,8 @@
 
 namespace hadoop_accel::jbs {
 
-// MacEquals(req.auth, FetchMac(job.secret, job id, attempt, partition)); an empty auth fails.
+// req.auth is FetchMac(job.secret, job id, attempt, partition), alone or followed by the
+// client's 16-byte nonce; anything else fails.
 bool AuthorizeFetchMac(const FetchRequest& req, const JobInfo& job);
 
 // At most one line per interval to `out`; lines dropped meanwhile are counted and the count

@@ -15,6 +15,7 @@
 #include "control_channel.h"
 #include "data_engine.h"
 #include "job_registry.h"
+#include "map_output_locator.h"
 #include "epoll_server.h"
 #include "mof_supplier_auth.h"
 #include "mof_supplier_options.h"
@@ -29,12 +30,14 @@ int Run(const SupplierOptions& opt) {
   BufferPool pool(opt.buffer_bytes, opt.buffers);
   JobRegistry jobs;
   RateLimitedLog refusals(stderr, kLogPrefix);
+  RateLimitedLog unsafe_files(stderr, kLogPrefix);  // apart, so a MAC flood cannot hide these
   DataEngine::Config cfg;
   cfg.local_dirs = opt.local_dirs;
   cfg.index_cache_bytes = opt.index_cache_bytes;
+  cfg.on_unsafe_file = [&unsafe_files](const std::string& why) { unsafe_files.Log(why); };
   DataEngine engine(cfg, &jobs, &pool, AuthorizeFetchMac);
   auto on_unauthorized = [&refusals](const FetchRequest& r, const std::string& peer) {
-    refusals.Log("refused fetch (bad job token MAC): job " + r.job_id + " attempt " +
+    refusals.Log("refused fetch (unknown job or bad job token MAC): job " + r.job_id + " attempt " +
                  r.map_attempt_id + " partition " + std::to_string(r.partition) + " from " +
                  (peer.empty() ? "unknown peer" : peer));
   };
@@ -53,7 +56,13 @@ int Run(const SupplierOptions& opt) {
                opt.buffer_bytes);
   std::fprintf(stdout, "READY %u\n", server.port());
   std::fflush(stdout);
-  RunControlChannel(stdin, stdout, &jobs);  // returns when the aux service closes stdin
+  ControlHooks hooks;
+  hooks.require_local_user = true;  // served files must be owned by the job's user's uid
+  hooks.on_remove = [&server](const std::string& job) {
+    std::string app = ApplicationIdOfJob(job);
+    if (!app.empty()) server.DropFiles("/" + app + "/");
+  };
+  RunControlChannel(stdin, stdout, &jobs, hooks);  // returns when the aux service closes stdin
   server.Stop();
   EpollServer::Stats st = server.stats();
   std::fprintf(stderr, "%sstdin closed, stopped after %llu answers (%llu busy), %llu "

@@ -31,7 +31,8 @@ namespace {
 
 [[noreturn]] void Usage(const std::string& why) {
   std::fprintf(stderr,
-               "jbs_net_merger: %s\nusage: jbs_net_merger --socket PATH [--buffer-bytes N] "
+               "jbs_net_merger: %s\nusage: jbs_net_merger --socket PATH [--socket-access owner|any] "
+               "[--buffer-bytes N] "
                "[--memory-bytes N] [--max-connections N] [--spill-dirs D1,D2,...] "
                "[--connect-timeout-ms N] [--read-timeout-ms N] [--fetch-retries N] "
                "[--retry-backoff-ms N]\n",
@@ -83,6 +84,10 @@ NetMergerConfig Parse(int argc, char** argv) {
     if (opt == "--socket") {
       if (val == nullptr || *val == '\0') Usage("--socket needs a value");
       c.socket_path = val;
+    } else if (opt == "--socket-access") {
+      std::string v = val == nullptr ? "" : val;
+      if (v != "owner" && v != "any") Usage("bad value for --socket-access: expected owner|any");
+      c.socket_shared = v == "any";
     } else if (opt == "--buffer-bytes") {
       c.buffer_bytes = Number(opt, val, keys::kJbsBufferBytes);
     } else if (opt == "--memory-bytes") {
@@ -120,6 +125,11 @@ int main(int argc, char** argv) {
   JobRegistry jobs;
   std::unique_ptr<Transport> tcp = MakeTcpTransport(config.read_timeout_ms);
   NetMergerServer server(config, &jobs, tcp.get());
+  std::string why;
+  if (!SecureSocketDir(config.socket_path, config.socket_shared ? 0711 : 0700, &why)) {
+    std::fprintf(stderr, "jbs_net_merger: %s\n", why.c_str());
+    return 1;
+  }
   if (int e = server.Start()) {
     std::fprintf(stderr, "jbs_net_merger: cannot listen on %s: %s\n", config.socket_path.c_str(),
                  std::strerror(e));

@@ -35,7 +35,7 @@ NetMergerServer::NetMergerServer(NetMergerConfig config, const JobRegistry* jobs
 }
 
 int NetMergerServer::Start() {
-  int e = listener_.Listen(config_.socket_path, 0666);
+  int e = listener_.Listen(config_.socket_path, config_.socket_shared ? 0666 : 0600);
   if (e != 0) return e;
   started_ = true;
   acceptor_ = std::thread(&NetMergerServer::AcceptLoop, this);

@@ -22,6 +22,9 @@ namespace hadoop_accel::jbs {
 
 struct NetMergerConfig {
   std::string socket_path;
+  // Reduces run as other users than the daemon (LinuxContainerExecutor): socket 0666 in a
+  // 0711 directory; else 0600 in 0700.
+  bool socket_shared = false;
   // Defaults from accel-default.xml (the generated jbs_key_table.h).
   size_t buffer_bytes = keys::kJbsBufferBytes.default_value;
   uint64_t memory_bytes = keys::kJbsMergerMemoryBytes.default_value;
@@ -42,8 +45,8 @@ class NetMergerServer {
   NetMergerServer(NetMergerConfig config, const JobRegistry* jobs, Transport* transport);
   ~NetMergerServer() { Stop(); }
 
-  // Listens on the socket (a stale socket file is replaced; mode 0666) and starts accepting.
-  // 0 or an errno.
+  // Listens on the socket (a stale socket file is replaced; mode 0600, or 0666 if shared) and
+  // starts accepting. 0 or an errno. The caller checks the directory (SecureSocketDir).
   int Start();
   // Ends every session, stops fetching, joins all threads, removes the socket. Idempotent.
   void Stop();

@@ -4,8 +4,25 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <vector>
 
 namespace hadoop_accel::jbs {
+
+OpenFileCache::OpenFileCache(size_t capacity, Opener opener)
+    : capacity_(capacity == 0 ? 1 : capacity), opener_(std::move(opener)) {
+  if (!opener_)
+    opener_ = [](const std::string& path) {
+      return ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    };
+}
+
+size_t OpenFileCache::DropContaining(const std::string& part) {
+  std::vector<std::string> doomed;
+  for (const auto& [path, e] : fds_)
+    if (path.find(part) != std::string::npos) doomed.push_back(path);
+  for (const std::string& p : doomed) Drop(p);
+  return doomed.size();
+}
 
 OpenFileCache::~OpenFileCache() {
   for (auto& [path, e] : fds_) ::close(e.fd);
@@ -17,7 +34,7 @@ int OpenFileCache::Get(const std::string& path) {
     lru_.splice(lru_.begin(), lru_, it->second.lru_pos);
     return it->second.fd;
   }
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = opener_(path);
   if (fd < 0) return -1;
   ++opens_;
   // Reads go in offset order per file: tell the kernel to read ahead generously.

@@ -119,6 +119,14 @@ void PipelinedEngine::ReleaseBuffer(uint32_t buffer) {
   }
 }
 
+void PipelinedEngine::DropFiles(const std::string& part) {
+  std::lock_guard<std::mutex> g(mu_);
+  for (auto& lane : lanes_) {
+    lane->drop_files.push_back(part);
+    lane->cv.notify_one();
+  }
+}
+
 void PipelinedEngine::Complete(FetchCompletion c) {
   bool was_empty;
   const size_t sink = c.sink;
@@ -146,7 +154,8 @@ PipelinedEngine::Stats PipelinedEngine::stats() const {
 void PipelinedEngine::DiskLoop(Lane* lane) {
   const size_t lanes = lanes_.size();
   ReadScheduler sched(pool_, config_.reads_per_turn);
-  OpenFileCache files(std::max<size_t>(1, config_.open_files / lanes));
+  OpenFileCache files(std::max<size_t>(1, config_.open_files / lanes),
+                      [this](const std::string& path) { return planner_->OpenServed(path); });
   PrefetchCache cache(std::max<size_t>(1, config_.max_prefetched / lanes));
   std::unordered_map<uint64_t, Ticket> tickets;  // by ReadRequest::request_id
   std::multiset<FileOffset> demanded;            // chunks some ticket will read anyway
@@ -184,10 +193,12 @@ void PipelinedEngine::DiskLoop(Lane* lane) {
 
   for (;;) {
     std::deque<Incoming> batch;
+    std::vector<std::string> drop;
     {
       std::unique_lock<std::mutex> lk(mu_);
       lane->wants_buffers = sched.pending() > 0 || !candidates.empty();
-      while (!stopping_ && lane->incoming.empty() && !lane->released) {
+      while (!stopping_ && lane->incoming.empty() && !lane->released &&
+             lane->drop_files.empty()) {
         if (sched.pending() > 0 ? pool_->free_count() > 0 : can_prefetch()) break;
         if (sched.pending() == 0) {
           lane->cv.wait(lk);
@@ -198,8 +209,10 @@ void PipelinedEngine::DiskLoop(Lane* lane) {
       }
       if (stopping_) break;
       batch.swap(lane->incoming);
+      drop.swap(lane->drop_files);
       lane->released = false;
     }
+    for (const std::string& part : drop) files.DropContaining(part);
     if (sched.pending() == 0) last_progress = Clock::now();
 
     // 1. Plan what came in; answer refusals, empty chunks and prefetched chunks at once.

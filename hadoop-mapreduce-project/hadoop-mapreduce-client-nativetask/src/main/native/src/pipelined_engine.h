@@ -85,6 +85,10 @@ class PipelinedEngine {
   // Gives back the buffer of a sent chunk and wakes the disk thread if it waits for one.
   void ReleaseBuffer(uint32_t buffer);
 
+  // Closes the cached descriptors of paths containing `part` ("/<application id>/") on every
+  // disk thread, soon (they own the caches): a finished job's deleted files free their space.
+  void DropFiles(const std::string& part);
+
   Stats stats() const;
 
  private:
@@ -98,6 +102,7 @@ class PipelinedEngine {
     std::condition_variable cv;
     std::deque<Incoming> incoming;
     bool released = false;
+    std::vector<std::string> drop_files;  // DropFiles requests, taken by the thread
     bool wants_buffers = false;  // waits with reads to do: wake it when a buffer comes back
     std::thread thread;
   };

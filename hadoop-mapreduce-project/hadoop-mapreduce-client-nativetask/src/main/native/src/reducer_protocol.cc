@@ -110,15 +110,18 @@ WireStatus EncodeRegister(const Register& m, std::vector<uint8_t>* out) {
   w.U16(0);
   w.String(m.job);
   w.String(m.auth);
+  w.Bytes(m.client_nonce, kNonceLength);
   return w.Finish();
 }
 
 WireStatus EncodeRegistered(const Registered& m, std::vector<uint8_t>* out) {
   if (static_cast<uint16_t>(m.status) > 4) return WireStatus::kBadStatus;
   if (m.message.size() > kMaxMessageLength) return WireStatus::kMalformed;
+  if (m.proof.size() > kMaxAuthLength) return WireStatus::kBadAuth;
   Writer w(out, ReducerFrame::kRegistered);
   w.U16(static_cast<uint16_t>(m.status));
   w.String(m.message);
+  w.String(m.proof);
   return w.Finish();
 }
 
@@ -199,6 +202,7 @@ WireStatus DecodeRegister(const uint8_t* body, size_t len, Register* out) {
       !r.U16(&reserved) || reserved != 0 || !r.String(&m.job, kMaxJobIdLength))
     return WireStatus::kMalformed;
   if (!r.String(&m.auth, kMaxAuthLength)) return WireStatus::kBadAuth;
+  if (!r.Bytes(m.client_nonce, kNonceLength)) return WireStatus::kMalformed;
   if (!r.AtEnd()) return WireStatus::kMalformed;
   if (WireStatus s = ValidateRegister(m); s != WireStatus::kOk) return s;
   *out = std::move(m);
@@ -210,6 +214,7 @@ WireStatus DecodeRegistered(const uint8_t* body, size_t len, Registered* out) {
   uint16_t status;
   Registered m;
   if (!r.U16(&status) || !r.String(&m.message, kMaxMessageLength)) return WireStatus::kMalformed;
+  if (!r.String(&m.proof, kMaxAuthLength)) return WireStatus::kBadAuth;
   if (status > 4) return WireStatus::kBadStatus;
   m.status = static_cast<RegisterStatus>(status);
   if (!r.AtEnd()) return WireStatus::kMalformed;

@@ -1,12 +1,14 @@
 // The reducer protocol (DESIGN.md §3): a reduce task talks to its node's NetMerger over a Unix
-// stream socket in the fetch protocol's frames (12-byte header: magic "JBSM", version 1,
+// stream socket in the fetch protocol's frames (12-byte header: magic "JBSM", version 2,
 // type u16, body length u32; big-endian) with frame types 16..25. Strings are u16 length +
 // bytes. S = NetMerger, C = reduce task.
 //
 //   16 HELLO        S->C  nonce[16]
 //   17 REGISTER     C->S  partition u32, num_maps u32, key_type u8, codec u8, reserved u16 = 0,
-//                         job string, auth string (RegisterMac over the HELLO nonce)
-//   18 REGISTERED   S->C  status u16, message string
+//                         job string, auth string (RegisterMac over the HELLO nonce),
+//                         client nonce[16]
+//   18 REGISTERED   S->C  status u16, message string, proof string (status 0: RegisteredMac
+//                         over both nonces, 20 bytes, which the reduce checks; else empty)
 //   19 MAP_OUTPUT   C->S  map_index u32, port u16, attempt string, host string
 //   20 MAP_FETCHED  S->C  map_index u32, part_length u64, attempt string
 //   21 FETCH_FAILED S->C  map_index u32, connect_failed u8, attempt string, message string
@@ -74,8 +76,13 @@ struct Register {
   uint8_t codec = 0;
   std::string job;
   std::string auth;
+  uint8_t client_nonce[kNonceLength] = {};
 };
-struct Registered { RegisterStatus status = RegisterStatus::kOk; std::string message; };
+struct Registered {
+  RegisterStatus status = RegisterStatus::kOk;
+  std::string message;
+  std::string proof;  // RegisteredMac (kMacLength bytes) when status is kOk, else empty
+};
 struct MapOutput { uint32_t map_index = 0; uint16_t port = 0; std::string attempt; std::string host; };
 struct MapFetched { uint32_t map_index = 0; uint64_t part_length = 0; std::string attempt; };
 struct FetchFailed {

@@ -63,16 +63,20 @@ IndexStatus SpillIndex::Parse(const uint8_t* data, size_t len, SpillIndex* out,
 }
 
 IndexStatus SpillIndex::Load(const std::string& path, SpillIndex* out, uint32_t max_partitions) {
-  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)};
   if (f.fd < 0) return IndexStatus::kIoError;
+  return LoadFd(f.fd, out, max_partitions);
+}
+
+IndexStatus SpillIndex::LoadFd(int fd, SpillIndex* out, uint32_t max_partitions) {
   struct stat st;
-  if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) return IndexStatus::kIoError;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return IndexStatus::kIoError;
   uint64_t max_size = uint64_t{max_partitions} * kIndexRecordSize + kIndexChecksumSize;
   if (static_cast<uint64_t>(st.st_size) > max_size) return IndexStatus::kTooManyPartitions;
   std::vector<uint8_t> buf(static_cast<size_t>(st.st_size));
   size_t got = 0;
   while (got < buf.size()) {
-    ssize_t r = ::read(f.fd, buf.data() + got, buf.size() - got);
+    ssize_t r = ::pread(fd, buf.data() + got, buf.size() - got, static_cast<off_t>(got));
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return IndexStatus::kIoError;
     if (r == 0) break;  // shrank under us: Parse reports the short size

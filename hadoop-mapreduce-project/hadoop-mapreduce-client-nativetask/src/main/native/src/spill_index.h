@@ -46,9 +46,13 @@ class SpillIndex {
   // Parses a whole index file's bytes.
   static IndexStatus Parse(const uint8_t* data, size_t len, SpillIndex* out,
                            uint32_t max_partitions = kDefaultMaxPartitions);
-  // Reads and parses the file at path; files larger than max_partitions allow are not read.
+  // Reads and parses the file at path (not through a final symlink: O_NOFOLLOW); files larger
+  // than max_partitions allow are not read.
   static IndexStatus Load(const std::string& path, SpillIndex* out,
                           uint32_t max_partitions = kDefaultMaxPartitions);
+  // The same from an open descriptor (the caller opened and checked it, and closes it).
+  static IndexStatus LoadFd(int fd, SpillIndex* out,
+                            uint32_t max_partitions = kDefaultMaxPartitions);
 
   // Serialises records in Hadoop's format (tests, and tools that write fixtures).
   static std::vector<uint8_t> Serialize(const std::vector<IndexRecord>& records);

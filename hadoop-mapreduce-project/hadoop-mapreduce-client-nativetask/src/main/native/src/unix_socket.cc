@@ -43,6 +43,32 @@ int ConnectUnix(const std::string& path, std::unique_ptr<Connection>* out) {
   return 0;
 }
 
+bool SecureSocketDir(const std::string& socket_path, unsigned dir_mode, std::string* why) {
+  size_t slash = socket_path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : socket_path.substr(0, slash);
+  if (::mkdir(dir.c_str(), dir_mode) == 0) return true;  // ours, with our mode (umask aside)
+  if (errno != EEXIST) {
+    *why = "cannot create socket directory " + dir + ": " + std::strerror(errno);
+    return false;
+  }
+  struct stat st;
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    *why = "socket directory " + dir + " is not a directory (a symlink?)";
+    return false;
+  }
+  if (st.st_uid != ::geteuid()) {
+    *why = "socket directory " + dir + " is owned by uid " + std::to_string(st.st_uid) +
+           ", not by this daemon's user (uid " + std::to_string(::geteuid()) +
+           "): another user could replace the socket; choose a directory of our own";
+    return false;
+  }
+  if ((st.st_mode & 07777) != dir_mode && ::chmod(dir.c_str(), dir_mode) != 0) {
+    *why = "cannot chmod socket directory " + dir + ": " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
 UnixListener::~UnixListener() {
   Close();
   if (fd_ >= 0) ::close(fd_);
@@ -64,7 +90,8 @@ int UnixListener::Listen(const std::string& path, unsigned mode) {
   if (fd_ < 0) return errno;
   if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) return errno;
   path_ = path;
-  // Reducers of any user connect; the REGISTER MAC is the authentication.
+  // 0600 when reduces run as the daemon's user, 0666 when they run as others (then the
+  // directory, not the socket, keeps other users from replacing it; REGISTER authenticates).
   if (::chmod(path.c_str(), mode) != 0 || ::listen(fd_, 128) != 0) return errno;
   return 0;
 }

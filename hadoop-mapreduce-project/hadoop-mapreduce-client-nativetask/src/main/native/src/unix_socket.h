@@ -15,6 +15,13 @@ std::unique_ptr<Connection> WrapStreamSocket(int fd);
 // Connects to a Unix socket path (tests, clients); 0 or an errno.
 int ConnectUnix(const std::string& path, std::unique_ptr<Connection>* out);
 
+// The socket's directory must be this daemon's alone, so nobody else can bind the path while
+// the daemon is down (in sticky /tmp another user could, and feed reduces forged records).
+// Creates the last component (mode dir_mode) if missing; else it must be a directory, not a
+// symlink, owned by this process's euid and not writable by group or others (then it is
+// chmod'ed to dir_mode). False with *why otherwise.
+bool SecureSocketDir(const std::string& socket_path, unsigned dir_mode, std::string* why);
+
 class UnixListener {
  public:
   ~UnixListener();

@@ -1,5 +1,6 @@
 #include "wire_format.h"
 
+#include <cstring>
 #include <limits>
 
 #include "body_reader.h"
@@ -139,6 +140,7 @@ WireStatus ValidateResponseHeader(const FetchResponseHeader& h) {
     return WireStatus::kBadStatus;
   if (h.status != ResponseStatus::kOk && h.chunk_length != 0) return WireStatus::kBadStatus;
   if (h.chunk_length > kMaxChunkLength) return WireStatus::kBadLength;
+  if (!h.reply_mac.empty() && h.reply_mac.size() != kReplyMacLength) return WireStatus::kBadAuth;
   if (h.raw_length > kMaxSignedLong || h.part_length > kMaxSignedLong)
     return WireStatus::kBadLength;
   // Both below 2^63 and 2^24, so the sum cannot wrap.
@@ -161,6 +163,8 @@ WireStatus EncodeResponsePrefix(const FetchResponseHeader& h, uint8_t* out, size
   StoreBe64(p + 20, h.part_length);
   StoreBe64(p + 28, h.chunk_offset);
   StoreBe32(p + 36, h.chunk_length);
+  if (h.reply_mac.empty()) std::memset(p + 40, 0, kReplyMacLength);
+  else std::memcpy(p + 40, h.reply_mac.data(), kReplyMacLength);
   return WireStatus::kOk;
 }
 
@@ -179,6 +183,7 @@ WireStatus DecodeResponsePrefix(const uint8_t* data, size_t len, FetchResponseHe
   h.part_length = LoadBe64(p + 20);
   h.chunk_offset = LoadBe64(p + 28);
   h.chunk_length = LoadBe32(p + 36);
+  h.reply_mac.assign(reinterpret_cast<const char*>(p + 40), kReplyMacLength);
   s = ValidateResponseHeader(h);
   if (s != WireStatus::kOk) return s;
   if (fh.body_length != kResponseHeaderBodySize + h.chunk_length) return WireStatus::kMalformed;

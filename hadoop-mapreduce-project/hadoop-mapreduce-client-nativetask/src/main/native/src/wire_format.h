@@ -6,9 +6,11 @@
 // all integers big-endian. A fetch request body is
 //   request id u64 | partition u32 | offset u64 | max length u32 |
 //   job id (u16 length + bytes) | map attempt id (u16 + bytes) | auth (u16 + bytes)
-// and a fetch response body is a fixed 40-byte header followed by the chunk's bytes:
+// and a fetch response body is a fixed 60-byte header followed by the chunk's bytes:
 //   request id u64 | status u16 | reserved u16 (0) | raw length u64 | part length u64 |
-//   chunk offset u64 | chunk length u32 | <chunk length bytes>
+//   chunk offset u64 | chunk length u32 | reply mac[20] | <chunk length bytes>
+// (reply mac: the supplier's proof that it holds the job secret, ReplyMac in job_auth.h, on OK
+// answers; zeros on refusals. Version 2 added it.)
 // (raw/part length: the whole partition's uncompressed and on-disk sizes, from the index;
 // chunk offset: where in the partition this chunk starts). One request returns one chunk of
 // at most one transport buffer; the client asks again from the next offset.
@@ -26,7 +28,7 @@
 namespace hadoop_accel::jbs {
 
 constexpr uint32_t kFrameMagic = 0x4A42534D;  // "JBSM"
-constexpr uint16_t kProtocolVersion = 1;
+constexpr uint16_t kProtocolVersion = 2;  // 2: server proofs (reply mac, REGISTERED mac)
 constexpr size_t kFrameHeaderSize = 12;
 
 enum class FrameType : uint16_t { kFetchRequest = 1, kFetchResponse = 2 };
@@ -35,7 +37,8 @@ enum class FrameType : uint16_t { kFetchRequest = 1, kFetchResponse = 2 };
 constexpr size_t kMaxAuthLength = 128;          // an HMAC-SHA1 in base64 is 28
 constexpr size_t kMaxRequestBodySize = 512;     // fixed 24 + 3 length-prefixed fields < 512
 constexpr uint32_t kMaxChunkLength = 16u << 20;  // largest transport buffer we allow
-constexpr size_t kResponseHeaderBodySize = 40;
+constexpr size_t kReplyMacLength = 20;
+constexpr size_t kResponseHeaderBodySize = 40 + kReplyMacLength;
 
 // Values match the C API's HJBS_* codes (mof_supplier.h).
 enum class WireStatus : int {
@@ -88,6 +91,7 @@ struct FetchResponseHeader {
   uint64_t part_length = 0;
   uint64_t chunk_offset = 0;
   uint32_t chunk_length = 0;  // bytes that follow this header in the frame
+  std::string reply_mac;      // empty or kReplyMacLength bytes (sent as zeros when empty)
 };
 
 // Checks a frame header: kNeedMore below 12 bytes, else magic, version, type and the body
@@ -103,12 +107,12 @@ WireStatus EncodeRequest(const FetchRequest& req, std::vector<uint8_t>* out);
 // Decodes one request frame from the front of data; *consumed = frame size on kOk.
 WireStatus DecodeRequest(const uint8_t* data, size_t len, FetchRequest* out, size_t* consumed);
 
-// Writes frame header + response header (12 + 40 bytes) into out (cap >= 52); the chunk's
+// Writes frame header + response header (12 + 60 bytes) into out (cap >= 72); the chunk's
 // h.chunk_length bytes are sent right after it (writev, or straight from a transport buffer).
 constexpr size_t kResponsePrefixSize = kFrameHeaderSize + kResponseHeaderBodySize;
 WireStatus EncodeResponsePrefix(const FetchResponseHeader& h, uint8_t* out, size_t cap);
-// Decodes frame header + response header from the front of data (needs 52 bytes; the chunk
-// follows). Checks that the frame's body length equals 40 + chunk length.
+// Decodes frame header + response header from the front of data (needs 72 bytes; the chunk
+// follows). Checks that the frame's body length equals 60 + chunk length.
 WireStatus DecodeResponsePrefix(const uint8_t* data, size_t len, FetchResponseHeader* out);
 
 }  // namespace hadoop_accel::jbs

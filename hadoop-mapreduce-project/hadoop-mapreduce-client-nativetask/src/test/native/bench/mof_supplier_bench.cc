@@ -270,7 +270,7 @@ int main(int argc, char** argv) {
   for (uint32_t kib : {64u, 128u, 256u}) {
     uint32_t chunk = kib * 1024;
     JobRegistry jobs;
-    jobs.Register(kJob, {kUser, kSecret});
+    jobs.Register(kJob, {kUser, kSecret, ::getuid()});
     BufferPool pool(chunk, 256);
     DataEngine::Config dc;
     dc.local_dirs = {root};

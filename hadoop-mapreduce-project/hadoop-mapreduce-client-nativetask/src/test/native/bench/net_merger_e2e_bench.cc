@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
                         SpillIndex::Serialize({{0, RawRecords(recs).size(), disk.size()}}));
   }
   JobRegistry jobs;
-  jobs.Register(kJob, {"u", kSecret});
+  jobs.Register(kJob, {"u", kSecret, ::getuid()});
   BufferPool pool(buffer, 256);
   DataEngine::Config cfg;
   cfg.local_dirs = {local.path()};

@@ -31,7 +31,7 @@ extern "C" {
 #define HJBS_MAX_AUTH 128
 #define HJBS_MAX_CHUNK (16u << 20)
 #define HJBS_MAX_REQUEST_FRAME (12 + 512)
-#define HJBS_RESPONSE_PREFIX 52 /* frame header + response header; the chunk follows */
+#define HJBS_RESPONSE_PREFIX 72 /* frame header + response header; the chunk follows */
 
 enum hjbs_code {
   HJBS_OK = 0,
@@ -87,7 +87,8 @@ typedef struct hjbs_response_header {
   uint64_t raw_length;   /* the partition's uncompressed length */
   uint64_t part_length;  /* the partition's on-disk length */
   uint64_t chunk_offset; /* where in the partition the chunk starts */
-  uint32_t chunk_length; /* bytes following the 52-byte prefix */
+  uint32_t chunk_length; /* bytes following the 72-byte prefix */
+  uint8_t reply_mac[20]; /* the supplier's proof of the job secret (OK answers), else zeros */
 } hjbs_response_header;
 
 typedef struct hjbs_index_record {
@@ -105,7 +106,7 @@ HJBS_API int hjbs_request_encode(const hjbs_fetch_request *req, uint8_t *buf, si
 HJBS_API int hjbs_request_decode(const uint8_t *buf, size_t len, hjbs_fetch_request *out,
                                  size_t *consumed);
 
-/* Writes the 52-byte response prefix; the chunk's bytes follow it on the wire. */
+/* Writes the 72-byte response prefix; the chunk's bytes follow it on the wire. */
 HJBS_API int hjbs_response_prefix_encode(const hjbs_response_header *h, uint8_t *buf,
                                          size_t cap);
 HJBS_API int hjbs_response_prefix_decode(const uint8_t *buf, size_t len,

@@ -21,7 +21,13 @@ public final class JbsConfig {
 
   public final File nativeDir;
   public final int supplierPort;
+  public final String supplierBindAddress;
   public final String mergerSocket;
+  /**
+   * Tasks run as other users than the NodeManager (LinuxContainerExecutor): the NetMerger's
+   * socket must be open to them (0666 in a 0711 directory); else owner-only (0600 in 0700).
+   */
+  public final boolean mergerSocketShared;
   public final long bufferBytes;
   public final int supplierBuffers;
   public final long indexCacheBytes;
@@ -39,7 +45,16 @@ public final class JbsConfig {
     String dir = AccelConfiguration.get(conf, JbsConfigKeys.NATIVE_DIR);
     nativeDir = dir == null || dir.isEmpty() ? defaultNativeDir() : new File(dir);
     supplierPort = AccelConfiguration.getInt(conf, JbsConfigKeys.SUPPLIER_PORT);
+    supplierBindAddress = AccelConfiguration.getString(conf,
+        JbsConfigKeys.SUPPLIER_BIND_ADDRESS).trim();
+    if (supplierBindAddress.isEmpty() || !supplierBindAddress.matches("[0-9A-Za-z.:%_-]+")) {
+      throw new IllegalArgumentException("Invalid value '" + supplierBindAddress
+          + "' for configuration key " + JbsConfigKeys.SUPPLIER_BIND_ADDRESS
+          + ": expected an IPv4 or IPv6 address of this node, or 0.0.0.0");
+    }
     mergerSocket = AccelConfiguration.getString(conf, JbsConfigKeys.MERGER_SOCKET);
+    mergerSocketShared = conf.get("yarn.nodemanager.container-executor.class", "")
+        .contains("LinuxContainerExecutor");
     if (!mergerSocket.startsWith("/") || mergerSocket.length() > 107) {
       throw new IllegalArgumentException("Invalid value '" + mergerSocket
           + "' for configuration key " + JbsConfigKeys.MERGER_SOCKET
@@ -86,7 +101,8 @@ public final class JbsConfig {
     List<String> cmd = new ArrayList<>();
     cmd.add(binary.getPath());
     cmd.add("--listen");
-    cmd.add("0.0.0.0:" + port);
+    cmd.add((supplierBindAddress.contains(":") ? "[" + supplierBindAddress + "]"
+        : supplierBindAddress) + ":" + port);
     cmd.add("--local-dirs");
     cmd.add(String.join(",", localDirs));
     cmd.add("--buffer-bytes");
@@ -104,6 +120,8 @@ public final class JbsConfig {
     cmd.add(binary.getPath());
     cmd.add("--socket");
     cmd.add(mergerSocket);
+    cmd.add("--socket-access");
+    cmd.add(mergerSocketShared ? "any" : "owner");
     cmd.add("--buffer-bytes");
     cmd.add(Long.toString(bufferBytes));
     cmd.add("--memory-bytes");

@@ -30,6 +30,9 @@ public final class JbsConfigKeys {
   /** Memory budget of the NetMerger. */
   public static final String MERGER_MEMORY_BYTES = "hadoop.accel.jbs.merger.memory.bytes";
 
+  /** The address the MOFSupplier listens on (0.0.0.0: every interface). */
+  public static final String SUPPLIER_BIND_ADDRESS = "hadoop.accel.jbs.supplier.bind.address";
+
   /** Most open connections of the NetMerger. */
   public static final String MERGER_MAX_CONNECTIONS = "hadoop.accel.jbs.merger.max.connections";
 

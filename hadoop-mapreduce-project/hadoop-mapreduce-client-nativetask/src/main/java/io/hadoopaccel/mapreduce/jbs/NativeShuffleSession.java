@@ -54,6 +54,7 @@ public final class NativeShuffleSession<K, V> implements ExceptionReporter,
   private static final long POLL_MS = 200;
   private static final long JOIN_MS = 5_000;
   private static final byte[] STOP_WRITER = new byte[0];
+  private static final java.security.SecureRandom NONCES = new java.security.SecureRandom();
 
   private final SocketChannel channel;
   private final InputStream in;
@@ -203,7 +204,9 @@ public final class NativeShuffleSession<K, V> implements ExceptionReporter,
       channel.connect(UnixDomainSocketAddress.of(path));
       byte[] nonce = ReducerProtocol.hello(ReducerProtocol.read(in));
       byte[] mac = ReducerProtocol.registerMac(secret, job, partition, nonce);
-      send(ReducerProtocol.register(partition, numMaps, keyType, codec, job, mac));
+      byte[] clientNonce = new byte[ReducerProtocol.NONCE_LENGTH];
+      NONCES.nextBytes(clientNonce);
+      send(ReducerProtocol.register(partition, numMaps, keyType, codec, job, mac, clientNonce));
       ReducerProtocol.Frame f = ReducerProtocol.read(in);
       if (f.type == ReducerProtocol.ERROR) {
         throw new IOException("NetMerger error " + ReducerProtocol.error(f));
@@ -212,6 +215,13 @@ public final class NativeShuffleSession<K, V> implements ExceptionReporter,
       if (r.status != 0) {
         throw new IOException("NetMerger refused REGISTER (status " + r.status + "): "
             + r.message);
+      }
+      // Only a NetMerger that holds the job secret can answer for our nonce: a process that
+      // took the socket path without it gets no records into this reduce.
+      if (!java.security.MessageDigest.isEqual(r.proof,
+          ReducerProtocol.registeredMac(secret, job, partition, nonce, clientNonce))) {
+        throw new IOException("the process at " + path + " did not prove it holds the job"
+            + " secret (REGISTERED proof mismatch): not a NetMerger of this node");
       }
     } catch (Throwable t) {
       handshakeFailure = t;

@@ -14,12 +14,13 @@ import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The Java end of DESIGN.md §3 (reduce task ↔ NetMerger): 12-byte frame header (magic
- * {@code JBSM}, version u16 = 1, type u16, body length u32; big-endian), frame types 16..25,
+ * {@code JBSM}, version u16 = 2, type u16, body length u32; big-endian), frame types 16..25,
  * strings as u16 length + bytes. Decoders bound every length before reading.
  */
 public final class ReducerProtocol {
   public static final int MAGIC = 0x4A42534D;
-  public static final int VERSION = 1;
+  /** 2: REGISTER carries the reduce's nonce, REGISTERED the NetMerger's proof over it. */
+  public static final int VERSION = 2;
   public static final int HEADER_SIZE = 12;
 
   public static final int HELLO = 16;
@@ -101,7 +102,10 @@ public final class ReducerProtocol {
   }
 
   public static byte[] register(int partition, int numMaps, int keyType, int codec, String job,
-      byte[] auth) throws IOException {
+      byte[] auth, byte[] clientNonce) throws IOException {
+    if (clientNonce.length != NONCE_LENGTH) {
+      throw new IOException("client nonce must be " + NONCE_LENGTH + " bytes");
+    }
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     DataOutputStream out = new DataOutputStream(bytes);
     out.writeInt(partition);
@@ -111,6 +115,7 @@ public final class ReducerProtocol {
     out.writeShort(0);
     putString(out, job.getBytes(StandardCharsets.UTF_8));
     putString(out, auth);
+    out.write(clientNonce);
     return frame(REGISTER, bytes.toByteArray());
   }
 
@@ -131,8 +136,21 @@ public final class ReducerProtocol {
 
   /** RegisterMac: HMAC-SHA1(secret, "JBS1-REGISTER|job|partition|nonce as lowercase hex"). */
   public static byte[] registerMac(byte[] secret, String job, int partition, byte[] nonce) {
-    String msg = "JBS1-REGISTER|" + job + "|" + Integer.toUnsignedString(partition) + "|"
-        + hex(nonce);
+    return hmacSha1(secret, "JBS1-REGISTER|" + job + "|" + Integer.toUnsignedString(partition)
+        + "|" + hex(nonce));
+  }
+
+  /**
+   * RegisteredMac, the NetMerger's proof in an OK REGISTERED: HMAC-SHA1(secret,
+   * "JBS1-REGISTERED|job|partition|server nonce hex|client nonce hex").
+   */
+  public static byte[] registeredMac(byte[] secret, String job, int partition,
+      byte[] serverNonce, byte[] clientNonce) {
+    return hmacSha1(secret, "JBS1-REGISTERED|" + job + "|" + Integer.toUnsignedString(partition)
+        + "|" + hex(serverNonce) + "|" + hex(clientNonce));
+  }
+
+  private static byte[] hmacSha1(byte[] secret, String msg) {
     try {
       Mac mac = Mac.getInstance("HmacSHA1");
       mac.init(new SecretKeySpec(secret, "HmacSHA1"));
@@ -295,21 +313,25 @@ public final class ReducerProtocol {
     return nonce;
   }
 
-  /** REGISTERED: status (0 = accepted) and a message. */
+  /** REGISTERED: status (0 = accepted), a message and the NetMerger's proof (registeredMac). */
   public static final class Registered {
     public final int status;
     public final String message;
+    public final byte[] proof;
 
-    Registered(int status, String message) {
+    Registered(int status, String message, byte[] proof) {
       this.status = status;
       this.message = message;
+      this.proof = proof;
     }
   }
 
   public static Registered registered(Frame f) throws ProtocolException {
     expect(f, REGISTERED);
     Body b = new Body(f);
-    Registered r = new Registered(b.u16(), b.string());
+    int status = b.u16();
+    String message = b.string();
+    Registered r = new Registered(status, message, b.bytes(b.u16()));
     b.end();
     return r;
   }

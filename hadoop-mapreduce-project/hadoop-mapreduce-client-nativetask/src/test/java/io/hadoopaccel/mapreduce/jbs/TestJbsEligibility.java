@@ -117,10 +117,32 @@ class TestJbsEligibility {
         + " --buffer-bytes 131072 --buffers 256 --index-cache-bytes 10485760",
         String.join(" ", cfg.supplierCommand(cfg.supplierBinary(), 99,
             java.util.List.of("/a", "/b"))));
-    assertEquals("/opt/jbs/jbs_net_merger --socket /tmp/m.sock --buffer-bytes 131072"
+    assertEquals("/opt/jbs/jbs_net_merger --socket /tmp/m.sock --socket-access owner"
+        + " --buffer-bytes 131072"
         + " --memory-bytes 268435456 --max-connections 512 --spill-dirs /a/s"
         + " --connect-timeout-ms 5000 --read-timeout-ms 180000 --fetch-retries 5"
         + " --retry-backoff-ms 500",
         String.join(" ", cfg.mergerCommand(cfg.mergerBinary(), java.util.List.of("/a/s"))));
+  }
+
+  @Test
+  void bindAddressAndSocketAccessReachTheDaemons() {
+    Configuration c = new Configuration(false);
+    c.set("hadoop.accel.jbs.supplier.bind.address", "10.1.2.3");
+    c.set("yarn.nodemanager.container-executor.class",
+        "org.apache.hadoop.yarn.server.nodemanager.LinuxContainerExecutor");
+    JbsConfig cfg = JbsConfig.from(c);
+    assertTrue(cfg.supplierCommand(cfg.supplierBinary(), 7, java.util.List.of("/a"))
+        .contains("10.1.2.3:7"));
+    assertTrue(String.join(" ", cfg.mergerCommand(cfg.mergerBinary(), java.util.List.of()))
+        .contains("--socket-access any"));  // tasks run as other users than the NodeManager
+    c.set("hadoop.accel.jbs.supplier.bind.address", "::1");
+    assertTrue(JbsConfig.from(c).supplierCommand(cfg.supplierBinary(), 7,
+        java.util.List.of("/a")).contains("[::1]:7"));
+    c.set("hadoop.accel.jbs.supplier.bind.address", "a b");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> JbsConfig.from(c));
+    assertTrue(e.getMessage().contains("hadoop.accel.jbs.supplier.bind.address"),
+        e.getMessage());
   }
 }

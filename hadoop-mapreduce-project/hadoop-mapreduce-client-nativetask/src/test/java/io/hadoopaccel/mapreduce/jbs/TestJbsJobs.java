@@ -65,7 +65,9 @@ class TestJbsJobs {
   private static final boolean NATIVES =
       new File(NATIVE_DIR, JbsConfig.SUPPLIER_BINARY).canExecute()
           && new File(NATIVE_DIR, JbsConfig.MERGER_BINARY).canExecute();
-  private static final String SOCKET = "/tmp/jbs-test-" + ProcessHandle.current().pid() + ".sock";
+  // In a directory of its own: the NetMerger refuses a socket dir others can write (/tmp).
+  private static final String SOCKET = "/tmp/jbs-test-" + ProcessHandle.current().pid()
+      + "/merger.sock";
 
   @RegisterExtension
   static final MiniHadoopClusterExtension CLUSTER = MiniHadoopClusterExtension.builder()

@@ -49,9 +49,17 @@ class TestNativeShuffleSession {
   @TempDir
   Path dir;
 
-  /** Serves one connection: HELLO, reads REGISTER, checks its MAC, answers status. */
+  /**
+   * Serves one connection: HELLO, reads REGISTER, answers status with the proof a NetMerger
+   * holding {@code proofSecret} gives (none when null).
+   */
   private CompletableFuture<ByteBuffer> fakeMerger(ServerSocketChannel server, int status,
       boolean silent) {
+    return fakeMerger(server, status, silent, SECRET);
+  }
+
+  private CompletableFuture<ByteBuffer> fakeMerger(ServerSocketChannel server, int status,
+      boolean silent, byte[] proofSecret) {
     return CompletableFuture.supplyAsync(() -> {
       try (SocketChannel c = server.accept()) {
         if (silent) {
@@ -63,8 +71,16 @@ class TestNativeShuffleSession {
         header = in.readNBytes(12);
         ByteBuffer body = ByteBuffer.wrap(in.readNBytes(ByteBuffer.wrap(header).getInt(8)));
         byte[] msg = "no".getBytes(StandardCharsets.UTF_8);
-        ByteBuffer answer = ByteBuffer.allocate(4 + msg.length);
-        answer.putShort((short) status).putShort((short) msg.length).put(msg);
+        byte[] proof = new byte[0];
+        if (status == 0 && proofSecret != null) {
+          byte[] clientNonce = new byte[16];
+          body.get(body.limit() - 16, clientNonce);  // REGISTER ends with the reduce's nonce
+          proof = ReducerProtocol.registeredMac(proofSecret, "job_1700000000000_0003", 2, NONCE,
+              clientNonce);
+        }
+        ByteBuffer answer = ByteBuffer.allocate(6 + msg.length + proof.length);
+        answer.putShort((short) status).putShort((short) msg.length).put(msg)
+            .putShort((short) proof.length).put(proof);
         c.write(ByteBuffer.wrap(TestReducerProtocol.frame(ReducerProtocol.REGISTERED,
             answer.array())));
         return body;
@@ -75,6 +91,17 @@ class TestNativeShuffleSession {
   }
 
   private volatile byte[] header;
+
+  /** REGISTERED 0 with the proof a NetMerger holding SECRET gives for this REGISTER body. */
+  private static byte[] registeredOk(byte[] register) throws IOException {
+    byte[] clientNonce = new byte[16];
+    ByteBuffer.wrap(register).get(register.length - 16, clientNonce);
+    byte[] proof = ReducerProtocol.registeredMac(SECRET, "job_1700000000000_0003", 2, NONCE,
+        clientNonce);
+    ByteBuffer answer = ByteBuffer.allocate(6 + proof.length);
+    answer.putShort((short) 0).putShort((short) 0).putShort((short) proof.length).put(proof);
+    return TestReducerProtocol.frame(ReducerProtocol.REGISTERED, answer.array());
+  }
 
   private ServerSocketChannel listen() throws IOException {
     ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
@@ -113,6 +140,22 @@ class TestNativeShuffleSession {
       reg.get(auth);
       assertArrayEquals(ReducerProtocol.registerMac(SECRET, "job_1700000000000_0003", 2, NONCE),
           auth);
+      assertEquals(16, reg.remaining());  // the reduce's fresh nonce for the NetMerger's proof
+    }
+  }
+
+  /** A process on the socket that lacks the job secret cannot feed this reduce. */
+  @Test
+  void aNetMergerWithoutTheJobSecretIsRejected() throws Exception {
+    try (ServerSocketChannel server = listen()) {
+      fakeMerger(server, 0, false, null);  // says OK, proves nothing
+      IOException e = assertThrows(IOException.class, () -> open(5000));
+      assertTrue(e.getMessage().contains("did not prove it holds the job secret"),
+          e.getMessage());
+      fakeMerger(server, 0, false, "another job's secret".getBytes(StandardCharsets.UTF_8));
+      e = assertThrows(IOException.class, () -> open(5000));
+      assertTrue(e.getMessage().contains("did not prove it holds the job secret"),
+          e.getMessage());
     }
   }
 
@@ -143,9 +186,8 @@ class TestNativeShuffleSession {
         c.write(ByteBuffer.wrap(TestReducerProtocol.frame(ReducerProtocol.HELLO, NONCE)));
         InputStream in = Channels.newInputStream(c);
         byte[] h = in.readNBytes(12);
-        in.readNBytes(ByteBuffer.wrap(h).getInt(8));
-        c.write(ByteBuffer.wrap(TestReducerProtocol.frame(ReducerProtocol.REGISTERED,
-            new byte[4])));
+        byte[] register = in.readNBytes(ByteBuffer.wrap(h).getInt(8));
+        c.write(ByteBuffer.wrap(registeredOk(register)));
         byte[] merge = in.readNBytes(12);
         assertEquals(ReducerProtocol.MERGE, ByteBuffer.wrap(merge).getShort(6));
         script.run(c, in);
@@ -341,9 +383,8 @@ class TestNativeShuffleSession {
         c.write(ByteBuffer.wrap(TestReducerProtocol.frame(ReducerProtocol.HELLO, NONCE)));
         InputStream in = Channels.newInputStream(c);
         byte[] h = in.readNBytes(12);
-        in.readNBytes(ByteBuffer.wrap(h).getInt(8));
-        c.write(ByteBuffer.wrap(TestReducerProtocol.frame(ReducerProtocol.REGISTERED,
-            new byte[4])));
+        byte[] register = in.readNBytes(ByteBuffer.wrap(h).getInt(8));
+        c.write(ByteBuffer.wrap(registeredOk(register)));
         h = in.readNBytes(12);
         assertEquals(ReducerProtocol.MAP_OUTPUT, ByteBuffer.wrap(h).getShort(6));
         in.readNBytes(ByteBuffer.wrap(h).getInt(8));

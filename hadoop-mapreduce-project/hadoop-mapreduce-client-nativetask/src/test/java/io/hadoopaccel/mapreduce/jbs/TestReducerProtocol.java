@@ -31,7 +31,7 @@ class TestReducerProtocol {
 
   static byte[] frame(int type, byte[] body) {
     ByteBuffer b = ByteBuffer.allocate(12 + body.length);
-    b.putInt(0x4A42534D).putShort((short) 1).putShort((short) type).putInt(body.length).put(body);
+    b.putInt(0x4A42534D).putShort((short) 2).putShort((short) type).putInt(body.length).put(body);
     return b.array();
   }
 
@@ -60,11 +60,13 @@ class TestReducerProtocol {
   void encodesRegisterMapOutputAndMergeByteForByte() throws IOException {
     byte[] auth = new byte[20];
     Arrays.fill(auth, (byte) 7);
+    byte[] clientNonce = new byte[16];
+    Arrays.fill(clientNonce, (byte) 9);
     byte[] reg = ReducerProtocol.register(3, 10, ReducerProtocol.KEY_TEXT,
-        ReducerProtocol.CODEC_ZLIB, "job_1_0002", auth);
+        ReducerProtocol.CODEC_ZLIB, "job_1_0002", auth, clientNonce);
     ByteBuffer b = ByteBuffer.wrap(reg);
     assertEquals(0x4A42534D, b.getInt());
-    assertEquals(1, b.getShort());
+    assertEquals(2, b.getShort());
     assertEquals(17, b.getShort());
     assertEquals(reg.length - 12, b.getInt());
     assertEquals(3, b.getInt());
@@ -80,6 +82,9 @@ class TestReducerProtocol {
     byte[] a = new byte[20];
     b.get(a);
     assertArrayEquals(auth, a);
+    byte[] n = new byte[16];
+    b.get(n);
+    assertArrayEquals(clientNonce, n);
     assertFalse(b.hasRemaining());
 
     byte[] mo = ReducerProtocol.mapOutput(5, 13570, "attempt_1_0002_m_000005_1", "node7");
@@ -112,6 +117,24 @@ class TestReducerProtocol {
   }
 
   @Test
+  void registeredMacIsHmacSha1OverBothNonces() throws Exception {
+    byte[] secret = "s3cret".getBytes(StandardCharsets.UTF_8);
+    byte[] server = new byte[16];
+    byte[] client = new byte[16];
+    for (int i = 0; i < 16; i++) {
+      server[i] = (byte) (0xF0 + i);
+      client[i] = (byte) i;
+    }
+    Mac mac = Mac.getInstance("HmacSHA1");
+    mac.init(new SecretKeySpec(secret, "HmacSHA1"));
+    byte[] expected = mac.doFinal(("JBS1-REGISTERED|job_1_0002|3|"
+        + "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff|000102030405060708090a0b0c0d0e0f")
+        .getBytes(StandardCharsets.UTF_8));
+    assertArrayEquals(expected,
+        ReducerProtocol.registeredMac(secret, "job_1_0002", 3, server, client));
+  }
+
+  @Test
   void decodesFramesAndRefusesBadHeaders() throws IOException {
     byte[] nonce = new byte[16];
     nonce[3] = 9;
@@ -132,7 +155,7 @@ class TestReducerProtocol {
     assertThrows(ReducerProtocol.ProtocolException.class,
         () -> ReducerProtocol.read(new ByteArrayInputStream(bad)));
     byte[] badVersion = frame(16, nonce);
-    badVersion[5] = 2;
+    badVersion[5] = 3;
     assertThrows(ReducerProtocol.ProtocolException.class,
         () -> ReducerProtocol.read(new ByteArrayInputStream(badVersion)));
     // A control frame longer than its bound, a type the reduce never receives.

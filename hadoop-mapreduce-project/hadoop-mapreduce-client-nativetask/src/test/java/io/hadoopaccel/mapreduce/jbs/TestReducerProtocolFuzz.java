@@ -59,7 +59,7 @@ class TestReducerProtocolFuzz {
     String attempt = "attempt_1700000000000_0003_m_000001_0";
     byte[] hello = TestReducerProtocol.frame(ReducerProtocol.HELLO, new byte[16]);
     byte[] registered = TestReducerProtocol.frame(ReducerProtocol.REGISTERED,
-        concat(new byte[2], string("ok")));
+        concat(new byte[2], string("ok"), ByteBuffer.allocate(22).putShort((short) 20).array()));
     byte[] fetched = TestReducerProtocol.frame(ReducerProtocol.MAP_FETCHED, concat(
         ByteBuffer.allocate(12).putInt(1).putLong(12345).array(), string(attempt)));
     byte[] failed = TestReducerProtocol.frame(ReducerProtocol.FETCH_FAILED, concat(
