@@ -39,7 +39,9 @@ from hacbench import probes, report  # noqa: E402
 def classpath() -> str:
     """test-classes + classes + the module's test classpath (built once by Maven)."""
     cp_file = MODULE / "target/bench.classpath"
-    if not (MODULE / "target/test-classes/io/hadoopaccel/mapreduce/kism/bench/MergeBench.class").exists():
+    if not (
+        MODULE / "target/test-classes/io/hadoopaccel/mapreduce/kism/bench/MergeBench.class"
+    ).exists():
         subprocess.run(["mvn", "-o", "-q", "test-compile", "-pl", str(MODULE.relative_to(REPO))],
                        cwd=REPO, check=True)
     if not cp_file.exists():
@@ -54,7 +56,9 @@ def java(cp: str, heap: str, args: list[str]) -> str:
            "io.hadoopaccel.mapreduce.kism.bench.MergeBench"] + args
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
-        raise SystemExit(f"MergeBench failed ({p.returncode}):\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
+        raise SystemExit(
+            f"MergeBench failed ({p.returncode}):\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
+        )
     return p.stdout
 
 
@@ -90,15 +94,23 @@ def as_run(key: str, index: int, warmup: bool, r: dict) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--maps", type=int, default=500, help="map outputs per reducer")
     ap.add_argument("--bytes-per-map", default="2m")
     ap.add_argument("--values", default="4k-64k", help="value size range MIN-MAX")
     ap.add_argument("--keys", type=int, default=20000, help="distinct keys (node ids)")
-    ap.add_argument("--codec", default="none", help="none, default, gzip, bzip2 (map output compression)")
+    ap.add_argument(
+        "--codec", default="none", help="none, default, gzip, bzip2 (map output compression)"
+    )
     ap.add_argument("--heap", default="256m", help="-Xmx of the reduce JVM")
-    ap.add_argument("--total-bytes", default="128m",
-                    help="mapreduce.reduce.memory.totalbytes: the reduce memory the shuffle budget is a share of")
+    ap.add_argument(
+        "--total-bytes",
+        default="128m",
+        help="mapreduce.reduce.memory.totalbytes: "
+        "the reduce memory the shuffle budget is a share of",
+    )
     ap.add_argument("--a-name", default="stock")
     ap.add_argument("--a", default="stock", help="IMPL [key=value ...], IMPL = stock or kism")
     ap.add_argument("--b-name", default="kism")
@@ -139,7 +151,8 @@ def main() -> int:
                 subprocess.run("sync; echo 3 > /proc/sys/vm/drop_caches", shell=True, check=True)
             stdout = java(cp, args.heap, ["run", impl, str(data), str(local),
                                           f"mapreduce.reduce.memory.totalbytes={total}"] + settings)
-            result = json.loads(next(l for l in stdout.splitlines() if l.startswith("RESULT "))[7:])
+            line = next(ln for ln in stdout.splitlines() if ln.startswith("RESULT "))
+            result = json.loads(line[7:])
             leftovers = [p for p in local.rglob("*") if p.is_file()]
             if leftovers:
                 raise SystemExit(f"{key} run {i} left files behind: {leftovers[:5]}")
@@ -150,8 +163,11 @@ def main() -> int:
                   f"merge {result['merge_s']:.2f}s reduce {result['reduce_s']:.2f}s", flush=True)
 
     digests = {r["output_md5"] for r in runs}
-    workload = (f"reduce-side merge of {args.maps} map outputs x {args.bytes_per_map}, values {args.values},"
-                f" codec {args.codec}, reduce memory {args.total_bytes}")
+    workload = (
+        f"reduce-side merge of {args.maps} map outputs x {args.bytes_per_map}, "
+        f"values {args.values},"
+        f" codec {args.codec}, reduce memory {args.total_bytes}"
+    )
     exp = report.experiment(workload, args.maps * parse_size(args.bytes_per_map),
                             f"one reduce JVM (-Xmx{args.heap}), MergeBench", args, configs, runs)
     if not args.no_probes:

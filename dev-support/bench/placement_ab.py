@@ -4,7 +4,8 @@ and by computing-ratio profiles, then Grep and WordCount A/B (ab.py) on each pla
 
   placement_ab.py [--cpu 1.0,0.5,0.3,0.3,0.3] [--bw 1gbit] [--size 512m] [--block 16m]
                   [-n 3] [--warmup 1] [--workloads grep,wordcount] [--also even,all-in-c]
-                  [--ratios nominal|FILE] [--emu-conf NAME=VALUE@FILE]... [--out DIR] [--keep-cluster]
+                  [--ratios nominal|FILE] [--emu-conf NAME=VALUE@FILE]...
+                  [--out DIR] [--keep-cluster]
 
 Brings up `emu-cluster` with one worker per CPU share, replication 1 and the placement policy on
 (no directory is bound at first, so stock placement applies everywhere). Placements, each a copy
@@ -72,7 +73,9 @@ def layout(c: clusters.Cluster, path: str, nodes: list[str]) -> dict[str, int]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--cpu", default="1.0,0.5,0.3,0.3,0.3")
     ap.add_argument("--bw", default="1gbit")
     ap.add_argument("--size", default="512m")
@@ -80,11 +83,17 @@ def main() -> int:
     ap.add_argument("-n", "--repetitions", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--workloads", default="grep,wordcount")
-    ap.add_argument("--also", default="", help="extra placements compared once with stock: even,all-in-c")
+    ap.add_argument(
+        "--also", default="", help="extra placements compared once with stock: even,all-in-c"
+    )
     ap.add_argument("--ratios", default="nominal")
     ap.add_argument("--out", default=None)
-    ap.add_argument("--emu-conf", action="append", default=[],
-                    help="extra NAME=VALUE@FILE for emu-cluster, e.g. a scheduler setting (repeatable)")
+    ap.add_argument(
+        "--emu-conf",
+        action="append",
+        default=[],
+        help="extra NAME=VALUE@FILE for emu-cluster, e.g. a scheduler setting (repeatable)",
+    )
     ap.add_argument("--keep-cluster", action="store_true")
     args = ap.parse_args()
 
@@ -121,24 +130,50 @@ def main() -> int:
         size = ab.parse_size(args.size)
         src = "/bench/placement-src"
         c.sh(f"hdfs dfs -rm -r -f -skipTrash {src} /place")
-        c.sh(f"hadoop jar {values['jar']} gen-text -bytes {size} -seed 7 {src}", log=out / "generate.log")
+        c.sh(
+            f"hadoop jar {values['jar']} gen-text -bytes {size} -seed 7 {src}",
+            log=out / "generate.log",
+        )
         lay = {}
         for p in placements:
             c.sh(f"hdfs dfs -mkdir -p /place/{p} && hdfs dfs -cp {src}/part-* /place/{p}/")
             lay[p] = layout(c, f"/place/{p}", nodes)
             print(f"placement {p}: {lay[p]}", flush=True)
-        (out / "layout.json").write_text(json.dumps({"ratios": ratios, "cpu": shares, "layout": lay}, indent=1))
+        (out / "layout.json").write_text(
+            json.dumps({"ratios": ratios, "cpu": shares, "layout": lay}, indent=1)
+        )
 
         rows = []
 
         def compare(w: str, b: str, n: int, warmup: int) -> None:
             dest = out / f"{w}-stock-vs-{b}"
-            rc = subprocess.run([sys.executable, str(HERE / "ab.py"), "--workload", w, "--size", args.size,
-                                 "--cluster-env", str(work / "cluster.env"),
-                                 "--a-name", "stock", "--a-input", "/place/stock",
-                                 "--b-name", b, "--b-input", f"/place/{b}",
-                                 "-n", str(n), "--warmup", str(warmup), "--no-probes",
-                                 "--out", str(dest)]).returncode
+            rc = subprocess.run(
+                [
+                    sys.executable,
+                    str(HERE / "ab.py"),
+                    "--workload",
+                    w,
+                    "--size",
+                    args.size,
+                    "--cluster-env",
+                    str(work / "cluster.env"),
+                    "--a-name",
+                    "stock",
+                    "--a-input",
+                    "/place/stock",
+                    "--b-name",
+                    b,
+                    "--b-input",
+                    f"/place/{b}",
+                    "-n",
+                    str(n),
+                    "--warmup",
+                    str(warmup),
+                    "--no-probes",
+                    "--out",
+                    str(dest),
+                ]
+            ).returncode
             res = json.loads((dest / "results.json").read_text()) if rc == 0 else None
             rows.append((w, b, n, rc, res))
 
@@ -173,25 +208,42 @@ def local_fraction(res: dict, config: str) -> str:
 
 
 def summary(args, shares, nodes, lay, rows) -> str:
-    L = [f"# Heterogeneity-aware placement on the emulated cluster ({datetime.date.today()})", "",
-         f"- cluster: emulated {len(shares)} nodes, CPU shares {args.cpu}, {args.bw} links, replication 1, "
-         f"block size {args.block}" + "".join(f", `{kv}`" for kv in args.emu_conf), f"- input: {args.size} of generated text; ratios: {args.ratios}",
-         f"- command: `{' '.join(sys.argv)}`", "", "## Blocks per node", "",
-         "| placement | " + " | ".join(nodes) + " |", "|---|" + "---|" * len(nodes)]
+    L = [
+        f"# Heterogeneity-aware placement on the emulated cluster ({datetime.date.today()})",
+        "",
+        f"- cluster: emulated {len(shares)} nodes, CPU shares {args.cpu}, {args.bw} links, "
+        "replication 1, "
+        f"block size {args.block}" + "".join(f", `{kv}`" for kv in args.emu_conf),
+        f"- input: {args.size} of generated text; ratios: {args.ratios}",
+        f"- command: `{' '.join(sys.argv)}`",
+        "",
+        "## Blocks per node",
+        "",
+        "| placement | " + " | ".join(nodes) + " |",
+        "|---|" + "---|" * len(nodes),
+    ]
     for p, counts in lay.items():
         L.append(f"| {p} | " + " | ".join(str(counts.get(n, 0)) for n in nodes) + " |")
-    L += ["", "## Jobs (B/A = placement / stock; ratio of medians, pair min–max)", "",
-          "| workload | B placement | pairs | job s stock → B | B/A job time | speed-up | data-local maps stock → B |",
-          "|---|---|---|---|---|---|---|"]
+    L += [
+        "",
+        "## Jobs (B/A = placement / stock; ratio of medians, pair min–max)",
+        "",
+        "| workload | B placement | pairs | job s stock → B | B/A job time | speed-up "
+        "| data-local maps stock → B |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for w, b, n, rc, res in rows:
         if res is None:
             L.append(f"| {w} | {b} | {n} | failed (exit {rc}) | | | |")
             continue
         m = metric(res, "job_s") or metric(res, "wall_s")
         pr = m["pair_ratios"]
-        L.append(f"| [{w}]({w}-stock-vs-{b}/report.md) | {b} | {n} | {m['a']['median']:.1f} → {m['b']['median']:.1f} | "
-                 f"{m['ratio']:.3f} ({pr['min']:.3f}–{pr['max']:.3f}) | {1 / m['ratio']:.2f}× | "
-                 f"{local_fraction(res, 'A')} → {local_fraction(res, 'B')} |")
+        L.append(
+            f"| [{w}]({w}-stock-vs-{b}/report.md) | {b} | {n} "
+            f"| {m['a']['median']:.1f} → {m['b']['median']:.1f} | "
+            f"{m['ratio']:.3f} ({pr['min']:.3f}–{pr['max']:.3f}) | {1 / m['ratio']:.2f}× | "
+            f"{local_fraction(res, 'A')} → {local_fraction(res, 'B')} |"
+        )
     return "\n".join(L) + "\n"
 
 

@@ -25,7 +25,9 @@ RING_BENCHMARKS = {
             "64 KiB per JNI call",
     "ringUnbuffered": "one JNI ShmRing.write per record, no Java buffer",
 }
-DEFAULT_CAPACITY = "1048576"  # the benchmark's default ring, as hadoop.accel.shm.streaming.buffer.bytes
+DEFAULT_CAPACITY = (
+    "1048576"  # the benchmark's default ring, as hadoop.accel.shm.streaming.buffer.bytes
+)
 BANDWIDTH_FROM = 4096  # record size from which GB/s is the number to read
 
 
@@ -66,9 +68,11 @@ def ratio(ring: Optional[Spread], pipe: Optional[Spread]) -> str:
 
 def settings(path: str) -> str:
     r = json.loads(Path(path).read_text())[0]
-    return (f"JMH {r['jmhVersion']}, {r['vmName']} {r['vmVersion']}; per point {r['forks']} fork(s), "
-            f"{r['warmupIterations']} × {r['warmupTime']} warm-up, "
-            f"{r['measurementIterations']} × {r['measurementTime']} measured; one op = one record")
+    return (
+        f"JMH {r['jmhVersion']}, {r['vmName']} {r['vmVersion']}; per point {r['forks']} fork(s), "
+        f"{r['warmupIterations']} × {r['warmupTime']} warm-up, "
+        f"{r['measurementIterations']} × {r['measurementTime']} measured; one op = one record"
+    )
 
 
 def tables(path: str) -> str:

@@ -14,7 +14,8 @@ exit: streaming's client checks for completion once a second (StreamJob sleeps 1
 checks), which would round every streaming job up to its next whole second and make a 0.1 s
 difference look like 1 s. Wall times to the exit are kept in the JSON too.
 
-  dev-support/bench/shm_local_ab.py HADOOP_HOME OUT_DIR [--mb 64] [--rounds 5] [--suite python|c|inmem|grep|index]
+  dev-support/bench/shm_local_ab.py HADOOP_HOME OUT_DIR [--mb 64] [--rounds 5]
+                                    [--suite python|c|inmem|grep|index]
 """
 from __future__ import annotations
 
@@ -47,7 +48,10 @@ def suites(home: Path) -> dict[str, list[tuple[str, list[str], dict]]]:
     ex = shm / "examples"
     shim = f"env LD_PRELOAD={home}/lib/native/libhadoop_shm_preload.so "
     unbuffered = {"PYTHONUNBUFFERED": "1"}
-    stdlib = [f"{PYTHON} {STDLIB_PY}/wordcount_mapper.py", f"{PYTHON} {STDLIB_PY}/wordcount_reducer.py"]
+    stdlib = [
+        f"{PYTHON} {STDLIB_PY}/wordcount_mapper.py",
+        f"{PYTHON} {STDLIB_PY}/wordcount_reducer.py",
+    ]
     print_mapper = f"{PYTHON} {STDLIB_PY}/wordcount_mapper_print.py"
     package = [f"{PYTHON} {shm}/python/examples/wordcount_mapper.py",
                f"{PYTHON} {shm}/python/examples/wordcount_reducer.py"]
@@ -66,24 +70,59 @@ def suites(home: Path) -> dict[str, list[tuple[str, list[str], dict]]]:
             # One print() per word, unbuffered: a write() per record over pipes; the same
             # unmodified script over the rings through the preload shim.
             ("print-pipes-unbuffered", job(print_mapper, stdlib[1]), unbuffered),
-            ("print-shim-unbuffered", ["-io", "shm"] + job(shim + print_mapper, shim + stdlib[1]),
-             unbuffered),
+            (
+                "print-shim-unbuffered",
+                ["-io", "shm"] + job(shim + print_mapper, shim + stdlib[1]),
+                unbuffered,
+            ),
             # A write() per input line (the harness's stdlib scripts), over pipes and through the
             # shim, and the two-line-changed scripts over the rings.
             ("line-pipes-unbuffered", job(*stdlib), unbuffered),
-            ("line-shim-unbuffered", ["-io", "shm"] + job(shim + stdlib[0], shim + stdlib[1]), unbuffered),
-            ("package-unbuffered", ["-io", "shm", "-cmdenv", f"PYTHONPATH={shm}/python"] + job(*package),
-             unbuffered),
+            (
+                "line-shim-unbuffered",
+                ["-io", "shm"] + job(shim + stdlib[0], shim + stdlib[1]),
+                unbuffered,
+            ),
+            (
+                "package-unbuffered",
+                ["-io", "shm", "-cmdenv", f"PYTHONPATH={shm}/python"] + job(*package),
+                unbuffered,
+            ),
         ],
         # C programs: the same binaries over pipes and over the rings.
         "c": [
-            ("inmem-pipes", job(f"{ex}/shm_wordcount_combining_mapper", f"{ex}/shm_wordcount_reducer"), {}),
-            ("inmem-shm", ["-io", "shm"] + job(f"{ex}/shm_wordcount_combining_mapper",
-                                               f"{ex}/shm_wordcount_reducer"), {}),
-            ("wc-combiner-pipes", job(f"{ex}/shm_wordcount_mapper", f"{ex}/shm_wordcount_reducer",
-                                      "-combiner", f"{ex}/shm_wordcount_reducer"), {}),
-            ("wc-combiner-shm", ["-io", "shm"] + job(f"{ex}/shm_wordcount_mapper", f"{ex}/shm_wordcount_reducer",
-                                                     "-combiner", f"{ex}/shm_wordcount_reducer"), {}),
+            (
+                "inmem-pipes",
+                job(f"{ex}/shm_wordcount_combining_mapper", f"{ex}/shm_wordcount_reducer"),
+                {},
+            ),
+            (
+                "inmem-shm",
+                ["-io", "shm"]
+                + job(f"{ex}/shm_wordcount_combining_mapper", f"{ex}/shm_wordcount_reducer"),
+                {},
+            ),
+            (
+                "wc-combiner-pipes",
+                job(
+                    f"{ex}/shm_wordcount_mapper",
+                    f"{ex}/shm_wordcount_reducer",
+                    "-combiner",
+                    f"{ex}/shm_wordcount_reducer",
+                ),
+                {},
+            ),
+            (
+                "wc-combiner-shm",
+                ["-io", "shm"]
+                + job(
+                    f"{ex}/shm_wordcount_mapper",
+                    f"{ex}/shm_wordcount_reducer",
+                    "-combiner",
+                    f"{ex}/shm_wordcount_reducer",
+                ),
+                {},
+            ),
             # The native Java WordCount with its combiner (the harness's workloads jar).
             ("java-wordcount-combiner", [JAVA, "wordcount", "-combiner"], {}),
         ],
@@ -91,34 +130,87 @@ def suites(home: Path) -> dict[str, list[tuple[str, list[str], dict]]]:
         # mostly start-up), over pipes, over the rings with bulk map input (the default) and
         # over the rings line by line.
         "inmem": [
-            ("inmem-pipes", job(f"{ex}/shm_wordcount_combining_mapper", f"{ex}/shm_wordcount_reducer"), {}),
-            ("inmem-shm-bulk", ["-io", "shm"] + job(f"{ex}/shm_wordcount_combining_mapper",
-                                                    f"{ex}/shm_wordcount_reducer"), {}),
-            ("inmem-shm-lines", ["-D", "hadoop.accel.shm.streaming.bulk.input=false", "-io", "shm"]
-             + job(f"{ex}/shm_wordcount_combining_mapper", f"{ex}/shm_wordcount_reducer"), {}),
+            (
+                "inmem-pipes",
+                job(f"{ex}/shm_wordcount_combining_mapper", f"{ex}/shm_wordcount_reducer"),
+                {},
+            ),
+            (
+                "inmem-shm-bulk",
+                ["-io", "shm"]
+                + job(f"{ex}/shm_wordcount_combining_mapper", f"{ex}/shm_wordcount_reducer"),
+                {},
+            ),
+            (
+                "inmem-shm-lines",
+                ["-D", "hadoop.accel.shm.streaming.bulk.input=false", "-io", "shm"]
+                + job(f"{ex}/shm_wordcount_combining_mapper", f"{ex}/shm_wordcount_reducer"),
+                {},
+            ),
         ],
         # Grep (matches of GREP_REGEX, summed, with a combiner): C and Python over both
         # transports. Python: the harness's stdlib scripts over pipes, the package over rings.
         "grep": [
-            ("grep-c-pipes", job(f"{ex}/shm_grep_mapper {GREP_REGEX}", f"{ex}/shm_wordcount_reducer",
-                                 "-combiner", f"{ex}/shm_wordcount_reducer"), {}),
-            ("grep-c-shm", ["-io", "shm"] + job(f"{ex}/shm_grep_mapper {GREP_REGEX}",
-                                                f"{ex}/shm_wordcount_reducer",
-                                                "-combiner", f"{ex}/shm_wordcount_reducer"), {}),
-            ("grep-py-pipes-unbuffered", job(f"{PYTHON} {STDLIB_PY}/grep_mapper.py {GREP_REGEX}",
-                                             f"{PYTHON} {STDLIB_PY}/grep_reducer.py"), unbuffered),
-            ("grep-py-package-unbuffered", ["-io", "shm", "-cmdenv", f"PYTHONPATH={shm}/python"]
-             + job(f"{PYTHON} {shm}/python/examples/grep_mapper.py {GREP_REGEX}", package[1]), unbuffered),
+            (
+                "grep-c-pipes",
+                job(
+                    f"{ex}/shm_grep_mapper {GREP_REGEX}",
+                    f"{ex}/shm_wordcount_reducer",
+                    "-combiner",
+                    f"{ex}/shm_wordcount_reducer",
+                ),
+                {},
+            ),
+            (
+                "grep-c-shm",
+                ["-io", "shm"]
+                + job(
+                    f"{ex}/shm_grep_mapper {GREP_REGEX}",
+                    f"{ex}/shm_wordcount_reducer",
+                    "-combiner",
+                    f"{ex}/shm_wordcount_reducer",
+                ),
+                {},
+            ),
+            (
+                "grep-py-pipes-unbuffered",
+                job(
+                    f"{PYTHON} {STDLIB_PY}/grep_mapper.py {GREP_REGEX}",
+                    f"{PYTHON} {STDLIB_PY}/grep_reducer.py",
+                ),
+                unbuffered,
+            ),
+            (
+                "grep-py-package-unbuffered",
+                ["-io", "shm", "-cmdenv", f"PYTHONPATH={shm}/python"]
+                + job(f"{PYTHON} {shm}/python/examples/grep_mapper.py {GREP_REGEX}", package[1]),
+                unbuffered,
+            ),
         ],
         # InvertedIndex (word -> documents; the input is split into several files): the same C
         # binaries and the same package scripts over pipes and over the rings.
         "index": [
-            ("index-c-pipes", job(f"{ex}/shm_inverted_index_mapper", f"{ex}/shm_inverted_index_reducer"), {}),
-            ("index-c-shm", ["-io", "shm"] + job(f"{ex}/shm_inverted_index_mapper",
-                                                 f"{ex}/shm_inverted_index_reducer"), {}),
-            ("index-py-pipes-unbuffered", ["-cmdenv", f"PYTHONPATH={shm}/python"] + index_py, unbuffered),
-            ("index-py-package-unbuffered", ["-io", "shm", "-cmdenv", f"PYTHONPATH={shm}/python"] + index_py,
-             unbuffered),
+            (
+                "index-c-pipes",
+                job(f"{ex}/shm_inverted_index_mapper", f"{ex}/shm_inverted_index_reducer"),
+                {},
+            ),
+            (
+                "index-c-shm",
+                ["-io", "shm"]
+                + job(f"{ex}/shm_inverted_index_mapper", f"{ex}/shm_inverted_index_reducer"),
+                {},
+            ),
+            (
+                "index-py-pipes-unbuffered",
+                ["-cmdenv", f"PYTHONPATH={shm}/python"] + index_py,
+                unbuffered,
+            ),
+            (
+                "index-py-package-unbuffered",
+                ["-io", "shm", "-cmdenv", f"PYTHONPATH={shm}/python"] + index_py,
+                unbuffered,
+            ),
         ],
     }
 
@@ -132,7 +224,9 @@ def generate(path: Path, mb: int, files: int = 4) -> None:
         with open(path / f"doc-{i}.txt", "w") as f:
             n = 0
             while n < (mb << 20) // files:
-                line = " ".join("w%d" % int(r.random() * r.random() * 10000) for _ in range(15)) + "\n"
+                line = (
+                    " ".join("w%d" % int(r.random() * r.random() * 10000) for _ in range(15)) + "\n"
+                )
                 f.write(line)
                 n += len(line)
 
@@ -164,12 +258,19 @@ def run(home: Path, out: Path, inp: Path, name: str, args: list[str],
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # this shell sets it
     env |= {"HADOOP_HOME": str(home), "HADOOP_CONF_DIR": str(home / "etc/hadoop")}
     log4j = out / LOG4J_FILE  # written by main()
-    env["HADOOP_CLIENT_OPTS"] = (env.get("HADOOP_CLIENT_OPTS", "") + f" -Dlog4j.configuration=file:{log4j}").strip()
+    env["HADOOP_CLIENT_OPTS"] = (
+        env.get("HADOOP_CLIENT_OPTS", "") + f" -Dlog4j.configuration=file:{log4j}"
+    ).strip()
     local = ["-D", "mapreduce.framework.name=local", "-D", "fs.defaultFS=file:///",
              "-D", "mapreduce.job.reduces=1"]
     if args[0] == JAVA:  # jar program -D... options input output
         jar = next((home / "share/hadoop/mapreduce").glob("hadoop-accel-workloads-*.jar"))
-        cmd = [str(home / "bin/hadoop"), "jar", str(jar), args[1]] + local + args[2:] + [str(inp), str(target)]
+        cmd = (
+            [str(home / "bin/hadoop"), "jar", str(jar), args[1]]
+            + local
+            + args[2:]
+            + [str(inp), str(target)]
+        )
     else:
         streaming = next((home / "share/hadoop/tools/lib").glob("hadoop-streaming-*.jar"))
         generic = []  # leading "-D k=v" of a variant: generic options go before streaming's
@@ -185,12 +286,14 @@ def run(home: Path, out: Path, inp: Path, name: str, args: list[str],
     if p.returncode != 0:
         (out / f"{name}.log").write_bytes(p.stdout)
         raise SystemExit(f"{name} failed (exit {p.returncode}): {out / (name + '.log')}")
-    digest = hashlib.md5(b"".join(f.read_bytes() for f in sorted(target.glob("part-*")))).hexdigest()
+    digest = hashlib.md5(
+        b"".join(f.read_bytes() for f in sorted(target.glob("part-*")))
+    ).hexdigest()
     try:
         took = job_end(p.stdout) - start_wall
     except ValueError as e:
         (out / f"{name}.log").write_bytes(p.stdout)
-        raise SystemExit(f"{name}: {e}: {out / (name + '.log')}")
+        raise SystemExit(f"{name}: {e}: {out / (name + '.log')}") from e
     return took, wall, digest
 
 
@@ -233,17 +336,27 @@ def main() -> None:
     result = {"suite": a.suite, "input_mb": a.mb, "rounds": a.rounds, "python": PYTHON,
               "identical_outputs": len(all_digests) == 1, "variants": rows}
     (out / f"{a.suite}.json").write_text(json.dumps(result, indent=1))
-    lines = [f"local job runner, {a.mb} MB, {a.rounds} interleaved rounds after a warm-up; "
-             f"job time to the last task executor's end; outputs identical: {result['identical_outputs']}",
-             f"| variant | median s [min–max] | time / {base} (speed-up) | per-round ratios |", "|---|---|---|---|"]
+    lines = [
+        f"local job runner, {a.mb} MB, {a.rounds} interleaved rounds after a warm-up; "
+        f"job time to the last task executor's end; "
+        f"outputs identical: {result['identical_outputs']}",
+        f"| variant | median s [min–max] | time / {base} (speed-up) | per-round ratios |",
+        "|---|---|---|---|",
+    ]
     for r in rows:
         ratio = r["vs_" + base]
-        lines.append(f"| {r['variant']} | {r['median_s']:.2f} [{r['min_s']:.2f}–{r['max_s']:.2f}] | "
-                     f"{ratio:.3f} ({1 / ratio:.2f}×) | {r['pair_ratio_min']:.3f}–{r['pair_ratio_max']:.3f} |")
+        lines.append(
+            f"| {r['variant']} | {r['median_s']:.2f} [{r['min_s']:.2f}–{r['max_s']:.2f}] | "
+            f"{ratio:.3f} ({1 / ratio:.2f}×) "
+            f"| {r['pair_ratio_min']:.3f}–{r['pair_ratio_max']:.3f} |"
+        )
     (out / f"{a.suite}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     if not result["identical_outputs"]:
-        raise SystemExit("outputs differ between variants: " + json.dumps({k: sorted(v) for k, v in digests.items()}))
+        raise SystemExit(
+            "outputs differ between variants: "
+            + json.dumps({k: sorted(v) for k, v in digests.items()})
+        )
 
 
 if __name__ == "__main__":
