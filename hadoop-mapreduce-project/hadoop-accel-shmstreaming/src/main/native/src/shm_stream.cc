@@ -81,9 +81,8 @@ int read_handshake(int fd, std::string* in_path, std::string* out_path) {
     if (n == 0) return line.empty() ? 0 : -EPROTO;
     if (c == '\n') break;
     line.push_back(c);
-    if (line.size() > kMaxHandshake ||
-        (line.size() <= sizeof(kHandshakeMagic) - 1 &&
-         line.back() != kHandshakeMagic[line.size() - 1])) {
+    if (line.size() > kMaxHandshake || (line.size() <= sizeof(kHandshakeMagic) - 1 &&
+                                        line.back() != kHandshakeMagic[line.size() - 1])) {
       return -EPROTO;
     }
   }
@@ -146,7 +145,6 @@ hshm_stream* hshm_stream_open_paths(const char* in_path, const char* out_path, i
   return s;
 }
 
-
 hshm_stream* hshm_stream_open(void) {
   if (!task_uses_rings()) {
     auto* s = new (std::nothrow) hshm_stream();
@@ -182,9 +180,10 @@ hshm_stream* hshm_stream_open_fd(int fd) {
     return s;
   }
   if (rc < 0) {
-    std::fprintf(stderr, "hadoop_shm: %s: standard input does not start with the ShmStreaming "
-                         "handshake; run this program as a streaming task with -io shm "
-                         "(stream.map.input/output=shm, stream.reduce.input/output=shm)\n",
+    std::fprintf(stderr,
+                 "hadoop_shm: %s: standard input does not start with the ShmStreaming "
+                 "handshake; run this program as a streaming task with -io shm "
+                 "(stream.map.input/output=shm, stream.reduce.input/output=shm)\n",
                  std::strerror(-rc));
     errno = -rc;
     return nullptr;

@@ -48,9 +48,9 @@ struct EpollServer::Conn {
   std::string peer;
   uint8_t in[kInputCapacity];
   size_t in_len = 0;
-  uint64_t next_seq = 0;   // given to the next request parsed
-  uint64_t next_send = 0;  // the request whose answer goes out next
-  size_t unanswered = 0;   // parsed, answer not yet fully sent
+  uint64_t next_seq = 0;                      // given to the next request parsed
+  uint64_t next_send = 0;                     // the request whose answer goes out next
+  size_t unanswered = 0;                      // parsed, answer not yet fully sent
   std::map<uint64_t, FetchCompletion> ready;  // answers that came back ahead of their turn
   std::deque<Out> out;
   bool paused = false;     // not reading: too many unanswered, or the peer finished sending
@@ -153,7 +153,7 @@ void EpollServer::Stop() {
   for (auto& l : loops_) Wake(l.get());
   for (auto& l : loops_)
     if (l->thread.joinable()) l->thread.join();  // each closes its connections on its way out
-  engine_.Stop();  // returns the buffers of answers nobody took
+  engine_.Stop();                                // returns the buffers of answers nobody took
   for (auto& l : loops_) {
     ::close(l->epoll_fd);
     ::close(l->wake_fd);
@@ -177,11 +177,11 @@ EpollServer::Stats EpollServer::stats() const {
 void EpollServer::Run(EventLoop* l) {
   epoll_event evs[128];
   // Stalled connections are looked for a few times per timeout (at most once a second).
-  const auto sweep_every = std::clamp<Clock::duration>(config_.stall_timeout / 4,
-                                                       std::chrono::milliseconds(1),
-                                                       std::chrono::seconds(1));
-  const int wait_ms = static_cast<int>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(sweep_every).count()) + 1;
+  const auto sweep_every = std::clamp<Clock::duration>(
+      config_.stall_timeout / 4, std::chrono::milliseconds(1), std::chrono::seconds(1));
+  const int wait_ms =
+      static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(sweep_every).count()) +
+      1;
   Clock::time_point next_sweep = Clock::now() + sweep_every;
   while (!stopping_) {
     int n = ::epoll_wait(l->epoll_fd, evs, 128, wait_ms);

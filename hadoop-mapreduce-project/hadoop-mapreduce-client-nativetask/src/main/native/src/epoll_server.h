@@ -87,8 +87,7 @@ class EpollServer : public FetchServer {
   bool started_ = false;
   std::atomic<uint64_t> next_conn_id_{1};
 
-  std::atomic<uint64_t> accepted_{0}, rejected_{0}, served_{0}, busy_{0}, stalled_{0},
-      open_{0};
+  std::atomic<uint64_t> accepted_{0}, rejected_{0}, served_{0}, busy_{0}, stalled_{0}, open_{0};
 };
 
 }  // namespace hadoop_accel::jbs

@@ -40,12 +40,11 @@ std::string AttemptOutputDir(std::string_view user, std::string_view job,
   if (!IsValidUserName(user) || !AttemptBelongsToJob(attempt, job)) return "";
   std::string app = ApplicationIdOfJob(job);
   if (app.empty()) return "";
-  return "usercache/" + std::string(user) + "/appcache/" + app + "/output/" +
-         std::string(attempt);
+  return "usercache/" + std::string(user) + "/appcache/" + app + "/output/" + std::string(attempt);
 }
 
-bool MapOutputLocator::Locate(std::string_view user, std::string_view job,
-                              std::string_view attempt, MapOutputPaths* out) const {
+bool MapOutputLocator::Locate(std::string_view user, std::string_view job, std::string_view attempt,
+                              MapOutputPaths* out) const {
   std::string rel = AttemptOutputDir(user, job, attempt);
   if (rel.empty()) return false;
   // Hadoop's LocalDirAllocator picks a dir per file, so a map's file.out and file.out.index

@@ -27,8 +27,7 @@ std::string ApplicationIdOfJob(std::string_view job);
 
 // "usercache/<user>/appcache/<app>/output/<attempt>", or empty if any part is invalid or the
 // attempt is not a map of the job.
-std::string AttemptOutputDir(std::string_view user, std::string_view job,
-                             std::string_view attempt);
+std::string AttemptOutputDir(std::string_view user, std::string_view job, std::string_view attempt);
 
 class MapOutputLocator {
  public:

@@ -29,7 +29,7 @@ struct NetMergerConfig {
   int read_timeout_ms = 180000;  // for the transport the caller makes (MakeTcpTransport)
   int fetch_retries = 5;
   int retry_backoff_ms = 500;
-  size_t max_sessions = 1024;  // registered reducers at once (not a command-line option)
+  size_t max_sessions = 1024;       // registered reducers at once (not a command-line option)
   int register_timeout_ms = 60000;  // a connection must REGISTER within this (nor this)
 };
 
