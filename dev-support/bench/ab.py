@@ -15,7 +15,6 @@ import argparse
 import datetime
 import glob
 import hashlib
-import json
 import os
 import shlex
 import sys
@@ -80,7 +79,9 @@ def fetch_job(c: clusters.Cluster, job_id: str, timeout_s: float = 60) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--workload", choices=sorted(WORKLOADS), default="wordcount")
     ap.add_argument("--size", default="64m", help="input size (k/m/g)")
     ap.add_argument("--a-name", default="stock")
@@ -90,22 +91,41 @@ def main() -> int:
     ap.add_argument("--b-workload", choices=sorted(WORKLOADS),
                     help="B runs this workload instead (same input generator): e.g. a streaming "
                          "program against the equivalent Java job")
-    ap.add_argument("--a-input", help="HDFS input of A instead of the generated one (e.g. the same data placed differently)")
+    ap.add_argument(
+        "--a-input",
+        help="HDFS input of A instead of the generated one (e.g. the same data placed differently)",
+    )
     ap.add_argument("--b-input", help="HDFS input of B instead of the generated one")
     ap.add_argument("-n", "--repetitions", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=1, help="warm-up pairs, not in the statistics")
-    ap.add_argument("--drop-caches", action="store_true", help="drop the page cache before every run (root)")
+    ap.add_argument(
+        "--drop-caches", action="store_true", help="drop the page cache before every run (root)"
+    )
     ap.add_argument("--no-probes", action="store_true")
-    ap.add_argument("--cluster-env", help="cluster.env of a running cluster (default: start a pseudo one)")
+    ap.add_argument(
+        "--cluster-env", help="cluster.env of a running cluster (default: start a pseudo one)"
+    )
     ap.add_argument("--work-dir", default=f"/tmp/hadoop-accel-bench-{os.getuid()}")
     ap.add_argument("--out", default=None)
-    ap.add_argument("--cpu-of", action="append", default=[], metavar="NAME=REGEX",
-                    help="also report the CPU seconds per run of this machine's processes whose command "
-                         "line matches REGEX (e.g. helper daemons that task counters miss), as cpu_NAME_s")
-    ap.add_argument("--reduce-side", action="append", default=[], metavar="NAME",
-                    help="a --cpu-of NAME that is reduce-side work: reduce_side_cpu_s = the reduce tasks' "
-                         "CPU + these")
-    ap.add_argument("--smoke", action="store_true", help="tiny stock-vs-stock run for the test suite")
+    ap.add_argument(
+        "--cpu-of",
+        action="append",
+        default=[],
+        metavar="NAME=REGEX",
+        help="also report the CPU seconds per run of this machine's processes whose command "
+        "line matches REGEX (e.g. helper daemons that task counters miss), as cpu_NAME_s",
+    )
+    ap.add_argument(
+        "--reduce-side",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a --cpu-of NAME that is reduce-side work: reduce_side_cpu_s = the reduce tasks' "
+        "CPU + these",
+    )
+    ap.add_argument(
+        "--smoke", action="store_true", help="tiny stock-vs-stock run for the test suite"
+    )
     args = ap.parse_args()
     if args.smoke:
         args.size, args.repetitions, args.warmup = "2m", 1, 0
@@ -131,12 +151,17 @@ def main() -> int:
         values = paths(c) | {"size": str(size)} | {k: str(f(size)) for k, f in wl.sizes.items()}
         # Inputs are named by what generates them, so workloads on the same data share it.
         gen_key = " ".join(wl.generate[1:]).format(**values | {"input": ""})
-        values["input"] = f"/bench/{wl.generate[1]}-{hashlib.sha1(gen_key.encode()).hexdigest()[:10]}"
+        values["input"] = (
+            f"/bench/{wl.generate[1]}-{hashlib.sha1(gen_key.encode()).hexdigest()[:10]}"
+        )
         logs = out / "logs"
         logs.mkdir(parents=True, exist_ok=True)
 
         generated_needed = not (args.a_input and args.b_input)
-        if generated_needed and c.sh(f"hdfs dfs -test -e {values['input']}", check=False).returncode != 0:
+        if (
+            generated_needed
+            and c.sh(f"hdfs dfs -test -e {values['input']}", check=False).returncode != 0
+        ):
             gen = ["hadoop", "jar"] + expand(wl.generate, values)
             wall, _, rc = c.run_job(gen, logs / "generate.log")
             if rc != 0:
@@ -144,10 +169,18 @@ def main() -> int:
             print(f"generated {values['input']} in {wall:.1f}s", flush=True)
 
         configs = {
-            "A": {"name": args.a_name, "args": shlex.split(args.a_args), "input": args.a_input or values["input"],
-                  "workload": wl.name},
-            "B": {"name": args.b_name, "args": shlex.split(args.b_args), "input": args.b_input or values["input"],
-                  "workload": wl_b.name},
+            "A": {
+                "name": args.a_name,
+                "args": shlex.split(args.a_args),
+                "input": args.a_input or values["input"],
+                "workload": wl.name,
+            },
+            "B": {
+                "name": args.b_name,
+                "args": shlex.split(args.b_args),
+                "input": args.b_input or values["input"],
+                "workload": wl_b.name,
+            },
         }
         runs = []
         for i in range(args.warmup + args.repetitions):
@@ -157,17 +190,23 @@ def main() -> int:
                 c.sh(f"hdfs dfs -rm -r -f -skipTrash {values['output']}")
                 if args.drop_caches:
                     c.drop_caches()
-                argv = ["hadoop", "jar"] + with_job_args(expand(WORKLOADS[cfg["workload"]].run, values | {"input": cfg["input"]}),
-                                                         cfg["args"])
+                argv = ["hadoop", "jar"] + with_job_args(
+                    expand(WORKLOADS[cfg["workload"]].run, values | {"input": cfg["input"]}),
+                    cfg["args"],
+                )
                 host_before = proccpu.host_busy_s()
                 procs_before = {n: proccpu.processes_cpu_s(rx) for n, rx in cpu_of.items()}
                 wall, job_ids, rc = c.run_job(argv, logs / f"{key}-{i}.log")
                 # Whole-machine busy CPU: on the emulated cluster every node shares these cores.
                 cpu = {"host_busy_cpu_s": proccpu.host_busy_s() - host_before}
                 for n, rx in cpu_of.items():
-                    cpu[f"cpu_{n}_s"] = proccpu.processes_delta_s(procs_before[n], proccpu.processes_cpu_s(rx))
+                    cpu[f"cpu_{n}_s"] = proccpu.processes_delta_s(
+                        procs_before[n], proccpu.processes_cpu_s(rx)
+                    )
                 if rc != 0 or not job_ids:
-                    raise SystemExit(f"{key} run {i} failed (exit {rc}), see {logs / f'{key}-{i}.log'}")
+                    raise SystemExit(
+                        f"{key} run {i} failed (exit {rc}), see {logs / f'{key}-{i}.log'}"
+                    )
                 run = {
                     "config": key,
                     "index": i,
@@ -188,7 +227,11 @@ def main() -> int:
                       f"{wall:.1f}s {job_ids[-1]}", flush=True)
 
         digests = {r["output_md5"] for r in runs}
-        cluster = "pseudo-distributed (1 node)" if own_cluster else c.env("CLUSTER_DESCRIPTION") or args.cluster_env
+        cluster = (
+            "pseudo-distributed (1 node)"
+            if own_cluster
+            else c.env("CLUSTER_DESCRIPTION") or args.cluster_env
+        )
         exp = report.experiment(wl.name, size, cluster, args, configs, runs)
         if not args.no_probes:
             exp["probes"] = probes.all_probes(str(out), quick=args.smoke)

@@ -21,6 +21,7 @@ OUT/<step>/utilisation.md (and .json) give per run: the machine's CPU idle %, ea
 Needs root, a tarball (-Pdist; JBS also -Pnative) and a python3 with matplotlib (ab.py's
 charts). Takes hours: run it on a quiet machine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,14 +39,22 @@ EMU = REPO / "dev-support/bin/emu-cluster"
 WORK = Path(os.environ.get("TMPDIR", "/tmp")) / "hacc-emu-matrix"
 # Where a running step's cluster lives: ours, placement_ab.py's, jbs_ab.sh's.
 WORK_DIRS = [WORK, Path("/tmp/hacc-emu"), Path(os.environ.get("TMPDIR", "/tmp")) / "hacc-emu-jbs"]
-KISM = "-Dmapreduce.job.reduce.shuffle.consumer.plugin.class=io.hadoopaccel.mapreduce.kism.KismShuffle"
+KISM = (
+    "-Dmapreduce.job.reduce.shuffle.consumer.plugin.class=io.hadoopaccel.mapreduce.kism.KismShuffle"
+)
 
 # Input sizes per preset (TESTBEDS.md: the seed's per-node data times S, times the nodes).
 SIZES = {
     "xie-hetero": {"terasort": "1300m", "wordcount": "1300m", "grep": "1300m"},
     "xie-psp": {"terasort": "400m", "wordcount": "400m", "grep": "400m"},
-    "jbs": {"terasort": "1500m", "wordcount": "1500m", "grep": "1500m",
-            "selfjoin": "340m", "invertedindex": "340m", "adjacencylist": "340m"},
+    "jbs": {
+        "terasort": "1500m",
+        "wordcount": "1500m",
+        "grep": "1500m",
+        "selfjoin": "340m",
+        "invertedindex": "340m",
+        "adjacencylist": "340m",
+    },
     "coomr": {"terasort": "1500m", "wordcount": "1500m", "grep": "1500m", "adjacencylist": "340m"},
 }
 CALIBRATION = ("terasort", "wordcount", "grep")
@@ -57,8 +66,9 @@ def driver(name: str) -> Path:
     p = HERE / name
     if p.exists():
         return p
-    files = subprocess.run(["git", "ls-files", f"*/{name}"], cwd=REPO, capture_output=True, text=True,
-                           check=True).stdout.split()
+    files = subprocess.run(
+        ["git", "ls-files", f"*/{name}"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
     if not files:
         raise SystemExit(f"no {name} in the repository")
     return REPO / min(files, key=len)
@@ -72,7 +82,9 @@ def scaled(size: str, f: float) -> str:
 
 def preset(name: str) -> dict[str, str]:
     """The preset's knobs, as `emu-cluster testbed NAME` prints them."""
-    out = subprocess.run([str(EMU), "testbed", name], capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [str(EMU), "testbed", name], capture_output=True, text=True, check=True
+    ).stdout.split()
     return {out[i][2:]: out[i + 1] for i in range(0, len(out), 2) if out[i] != "--conf"}
 
 
@@ -105,7 +117,9 @@ class Sampler:
 
 
 def sample(work: Path) -> dict | None:
-    p = subprocess.run([str(EMU), "stats", "--work-dir", str(work)], capture_output=True, text=True, check=False)
+    p = subprocess.run(
+        [str(EMU), "stats", "--work-dir", str(work)], capture_output=True, text=True, check=False
+    )
     if p.returncode != 0:
         return None
     s: dict = {"work": str(work), "nodes": {}}
@@ -117,27 +131,43 @@ def sample(work: Path) -> dict | None:
         else:
             s.update({k: float(v) for k, v in kv.items()})
     env = (work / "cluster.env").read_text()
-    s["knobs"] = {ln.split("=", 1)[0][len("# knob "):]: ln.split("=", 1)[1]
-                  for ln in env.splitlines() if ln.startswith("# knob ")}
+    s["knobs"] = {
+        ln.split("=", 1)[0][len("# knob ") :]: ln.split("=", 1)[1]
+        for ln in env.splitlines()
+        if ln.startswith("# knob ")
+    }
     return s
 
 
 def rate_of(knob: str, node: str, unit: float) -> float | None:
     """A node's knob (per-worker list) in bytes/s (or bit/s for links), None when unset."""
     vals = knob.split(",")
-    v = vals[0] if len(vals) == 1 else vals[int(node[4:]) - 1] if node.startswith("node") else vals[0]
+    v = (
+        vals[0]
+        if len(vals) == 1
+        else vals[int(node[4:]) - 1]
+        if node.startswith("node")
+        else vals[0]
+    )
     v = v.removesuffix("bit")
     if v == "none":
         return None
-    mult = {"k": unit, "m": unit ** 2, "g": unit ** 3}.get(v[-1], 1)
+    mult = {"k": unit, "m": unit**2, "g": unit**3}.get(v[-1], 1)
     return float(v.rstrip("kmg")) * mult
 
 
 def utilisation(step_dir: Path, samples: Path) -> None:
     """Per run of every results.json under step_dir: the sampled counters (any step's file in
     the samples dir) over the job's span."""
-    ss = sorted((json.loads(x) for f in sorted(samples.glob("*.jsonl")) for x in f.read_text().splitlines() if x.strip()),
-                key=lambda s: s["time"])
+    ss = sorted(
+        (
+            json.loads(x)
+            for f in sorted(samples.glob("*.jsonl"))
+            for x in f.read_text().splitlines()
+            if x.strip()
+        ),
+        key=lambda s: s["time"],
+    )
     if not ss:
         return
     rows = []
@@ -154,20 +184,32 @@ def utilisation(step_dir: Path, samples: Path) -> None:
             a, b = a[-1], b[0]
             dt = b["time"] - a["time"]
             busy, idle = b["cpu_busy"] - a["cpu_busy"], b["cpu_idle"] - a["cpu_idle"]
-            row = {"results": str(res.relative_to(step_dir)), "config": r["config"], "index": r["index"],
-                   "job_s": job["job_s"], "machine_cpu_idle_pct": 100 * idle / max(1, busy + idle), "nodes": {}}
+            row = {
+                "results": str(res.relative_to(step_dir)),
+                "config": r["config"],
+                "index": r["index"],
+                "job_s": job["job_s"],
+                "machine_cpu_idle_pct": 100 * idle / max(1, busy + idle),
+                "nodes": {},
+            }
             for n, x in b["nodes"].items():
                 y = a["nodes"].get(n)
                 if not y:
                     continue
                 d = {k: (x[k] - y[k]) / dt for k in x}
-                u = {"cpu_cores": d["cpu_ns"] / 1e9, "disk_read_MBps": d["rbytes"] / 1e6,
-                     "disk_write_MBps": d["wbytes"] / 1e6, "link_in_Mbps": d["link_tx"] * 8 / 1e6,
-                     "link_out_Mbps": d["link_rx"] * 8 / 1e6}
-                for key, knob, unit, val in (("disk_read_pct", "disk-read-bw", 1000, d["rbytes"]),
-                                             ("disk_write_pct", "disk-write-bw", 1000, d["wbytes"]),
-                                             ("link_in_pct", "bw", 1000, d["link_tx"] * 8),
-                                             ("link_out_pct", "bw", 1000, d["link_rx"] * 8)):
+                u = {
+                    "cpu_cores": d["cpu_ns"] / 1e9,
+                    "disk_read_MBps": d["rbytes"] / 1e6,
+                    "disk_write_MBps": d["wbytes"] / 1e6,
+                    "link_in_Mbps": d["link_tx"] * 8 / 1e6,
+                    "link_out_Mbps": d["link_rx"] * 8 / 1e6,
+                }
+                for key, knob, unit, val in (
+                    ("disk_read_pct", "disk-read-bw", 1000, d["rbytes"]),
+                    ("disk_write_pct", "disk-write-bw", 1000, d["wbytes"]),
+                    ("link_in_pct", "bw", 1000, d["link_tx"] * 8),
+                    ("link_out_pct", "bw", 1000, d["link_rx"] * 8),
+                ):
                     lim = rate_of(b["knobs"].get(knob, "none"), n, unit)
                     u[key] = 100 * val / lim if lim else None
                 row["nodes"][n] = u
@@ -176,70 +218,188 @@ def utilisation(step_dir: Path, samples: Path) -> None:
 
     def pct(v):
         return "" if v is None else f" ({v:.0f} %)"
-    md = ["# Utilisation per run (sampled every 2 s over the job's span)", "",
-          "| run | job s | machine CPU idle | node | CPU cores | disk read MB/s | disk write MB/s | link in Mbit/s | link out Mbit/s |",
-          "|---|---|---|---|---|---|---|---|---|"]
+
+    md = [
+        "# Utilisation per run (sampled every 2 s over the job's span)",
+        "",
+        "| run | job s | machine CPU idle | node | CPU cores | disk read MB/s | disk write MB/s "
+        "| link in Mbit/s | link out Mbit/s |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         for i, (n, u) in enumerate(sorted(r["nodes"].items())):
-            head = (f"{r['results']} {r['config']}{r['index']} | {r['job_s']:.1f} | {r['machine_cpu_idle_pct']:.0f} %"
-                    if i == 0 else " | | ")
-            md.append(f"| {head} | {n} | {u['cpu_cores']:.2f} | {u['disk_read_MBps']:.1f}{pct(u['disk_read_pct'])} | "
-                      f"{u['disk_write_MBps']:.1f}{pct(u['disk_write_pct'])} | {u['link_in_Mbps']:.1f}{pct(u['link_in_pct'])} | "
-                      f"{u['link_out_Mbps']:.1f}{pct(u['link_out_pct'])} |")
+            head = (
+                f"{r['results']} {r['config']}{r['index']} | {r['job_s']:.1f} | "
+                f"{r['machine_cpu_idle_pct']:.0f} %"
+                if i == 0
+                else " | | "
+            )
+            md.append(
+                f"| {head} | {n} | {u['cpu_cores']:.2f} | "
+                f"{u['disk_read_MBps']:.1f}{pct(u['disk_read_pct'])} | "
+                f"{u['disk_write_MBps']:.1f}{pct(u['disk_write_pct'])} | "
+                f"{u['link_in_Mbps']:.1f}{pct(u['link_in_pct'])} | "
+                f"{u['link_out_Mbps']:.1f}{pct(u['link_out_pct'])} |"
+            )
     (step_dir / "utilisation.md").write_text("\n".join(md) + "\n")
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--testbed", required=True, choices=sorted(SIZES))
     ap.add_argument("--out", type=Path)
     ap.add_argument("-n", "--pairs", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=1)
-    ap.add_argument("--size-scale", type=float, default=1.0, help="multiplies every input size (a quick pass: 0.1)")
+    ap.add_argument(
+        "--size-scale",
+        type=float,
+        default=1.0,
+        help="multiplies every input size (a quick pass: 0.1)",
+    )
     ap.add_argument("--steps", default="", help="only these steps (comma list)")
-    ap.add_argument("--dry-run", action="store_true", help="print the steps, their commands and what is done")
+    ap.add_argument(
+        "--dry-run", action="store_true", help="print the steps, their commands and what is done"
+    )
     args = ap.parse_args()
     tb = args.testbed
     out = (args.out or REPO / "target/testbed" / tb).resolve()
     sizes = {w: scaled(s, args.size_scale) for w, s in SIZES[tb].items()}
     knobs = preset(tb)
     env = dict(os.environ, HACC_TESTBED=tb)
-    ab = [sys.executable, str(HERE / "ab.py"), "--cluster-env", str(WORK / "cluster.env"), "--no-probes",
-          "--drop-caches"]
+    ab = [
+        sys.executable,
+        str(HERE / "ab.py"),
+        "--cluster-env",
+        str(WORK / "cluster.env"),
+        "--no-probes",
+        "--drop-caches",
+    ]
 
     # (step, done?, needs our own cluster, command)
     steps: list[tuple[str, bool, bool, list[str]]] = []
     for w in CALIBRATION:
         d = out / f"calibration-{w}"
-        steps.append((f"calibration-{w}", (d / "results.json").exists(), True,
-                      ab + ["--workload", w, "--size", sizes[w], "-n", "1", "--warmup", "0",
-                            "--a-name", "stock", "--b-name", "stock", "--out", str(d)]))
+        steps.append(
+            (
+                f"calibration-{w}",
+                (d / "results.json").exists(),
+                True,
+                ab
+                + [
+                    "--workload",
+                    w,
+                    "--size",
+                    sizes[w],
+                    "-n",
+                    "1",
+                    "--warmup",
+                    "0",
+                    "--a-name",
+                    "stock",
+                    "--b-name",
+                    "stock",
+                    "--out",
+                    str(d),
+                ],
+            )
+        )
     if tb == "jbs":
-        for bw in (knobs["bw"], subprocess.run(["bash", "-c", f". {REPO}/dev-support/lib/testbeds.sh; echo $TESTBED_10GIGE_BW"],
-                                               capture_output=True, text=True, check=True).stdout.strip()):
+        for bw in (
+            knobs["bw"],
+            subprocess.run(
+                ["bash", "-c", f". {REPO}/dev-support/lib/testbeds.sh; echo $TESTBED_10GIGE_BW"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip(),
+        ):
             for size in sorted({sizes[w] for w in JBS_WORKLOADS}):
-                todo = [w for w in JBS_WORKLOADS if sizes[w] == size and not (out / "jbs" / bw / w / "results.json").exists()]
-                steps.append((f"jbs-{bw}-{size}", not todo, False,
-                              [str(driver("jbs_ab.sh")), str(out / "jbs"), size, str(args.pairs), bw] + todo))
+                todo = [
+                    w
+                    for w in JBS_WORKLOADS
+                    if sizes[w] == size and not (out / "jbs" / bw / w / "results.json").exists()
+                ]
+                steps.append(
+                    (
+                        f"jbs-{bw}-{size}",
+                        not todo,
+                        False,
+                        [str(driver("jbs_ab.sh")), str(out / "jbs"), size, str(args.pairs), bw]
+                        + todo,
+                    )
+                )
     if tb == "xie-hetero":
         d = out / "placement"
-        steps.append(("placement", (d / "README.md").exists(), False,
-                      [sys.executable, str(driver("placement_ab.py")), "--cpu", knobs["cpu"], "--bw", knobs["bw"],
-                       "--size", sizes["grep"], "--block", "64m", "-n", str(args.pairs), "--warmup", str(args.warmup),
-                       "--workloads", "grep,wordcount", "--out", str(d)]))
+        steps.append(
+            (
+                "placement",
+                (d / "README.md").exists(),
+                False,
+                [
+                    sys.executable,
+                    str(driver("placement_ab.py")),
+                    "--cpu",
+                    knobs["cpu"],
+                    "--bw",
+                    knobs["bw"],
+                    "--size",
+                    sizes["grep"],
+                    "--block",
+                    "64m",
+                    "-n",
+                    str(args.pairs),
+                    "--warmup",
+                    str(args.warmup),
+                    "--workloads",
+                    "grep,wordcount",
+                    "--out",
+                    str(d),
+                ],
+            )
+        )
     if tb == "coomr":
         for w in ("terasort", "adjacencylist"):
             d = out / f"kism-{w}"
-            steps.append((f"kism-{w}", (d / "results.json").exists(), True,
-                          ab + ["--workload", w, "--size", sizes[w], "-n", str(args.pairs), "--warmup", str(args.warmup),
-                                "--a-name", "stock", "--b-name", "kism", f"--b-args={KISM}", "--out", str(d)]))
+            steps.append(
+                (
+                    f"kism-{w}",
+                    (d / "results.json").exists(),
+                    True,
+                    ab
+                    + [
+                        "--workload",
+                        w,
+                        "--size",
+                        sizes[w],
+                        "-n",
+                        str(args.pairs),
+                        "--warmup",
+                        str(args.warmup),
+                        "--a-name",
+                        "stock",
+                        "--b-name",
+                        "kism",
+                        f"--b-args={KISM}",
+                        "--out",
+                        str(d),
+                    ],
+                )
+            )
     if args.steps:
         want = set(args.steps.split(","))
         steps = [s for s in steps if s[0] in want]
 
-    print(f"testbed {tb}: {' '.join(f'--{k} {v}' for k, v in knobs.items())}; sizes {sizes}; out {out}")
+    print(
+        f"testbed {tb}: {' '.join(f'--{k} {v}' for k, v in knobs.items())}; sizes {sizes}; out "
+        f"{out}"
+    )
     for name, done, own, cmd in steps:
-        print(f"  {'done' if done else 'todo'}  {name:28s} {'(own cluster) ' if own else ''}{shlex.join(cmd)}")
+        print(
+            f"  {'done' if done else 'todo'}  {name:28s} "
+            f"{'(own cluster) ' if own else ''}{shlex.join(cmd)}"
+        )
     if args.dry_run:
         return 0
     out.mkdir(parents=True, exist_ok=True)
@@ -249,7 +409,9 @@ def main() -> int:
             if done:
                 continue
             if own and not up:
-                subprocess.run([str(EMU), "up", "--testbed", tb, "--work-dir", str(WORK)], check=True)
+                subprocess.run(
+                    [str(EMU), "up", "--testbed", tb, "--work-dir", str(WORK)], check=True
+                )
                 up = True
             elif not own and up:
                 subprocess.run([str(EMU), "down", "--work-dir", str(WORK)], check=True)
@@ -261,11 +423,17 @@ def main() -> int:
             utilisation(step_dir, out / "samples")
             if rc != 0:
                 failed.append(name)
-                print(f"== {name} failed (exit {rc}); the matrix goes on, a rerun retries it", flush=True)
+                print(
+                    f"== {name} failed (exit {rc}); the matrix goes on, a rerun retries it",
+                    flush=True,
+                )
     finally:
         if up:
             subprocess.run([str(EMU), "down", "--work-dir", str(WORK)], check=False)
-    print(f"matrix {tb}: {len(steps) - len(failed)} of {len(steps)} steps done; failed: {failed or 'none'}; out {out}")
+    print(
+        f"matrix {tb}: {len(steps) - len(failed)} of {len(steps)} steps done; failed: "
+        f"{failed or 'none'}; out {out}"
+    )
     return 1 if failed else 0
 
 

@@ -17,13 +17,17 @@ class Cluster:
     env_file: Path
     history_url: str = "http://localhost:19888"
 
-    def sh(self, command: str, log: Path | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    def sh(
+        self, command: str, log: Path | None = None, check: bool = True
+    ) -> subprocess.CompletedProcess:
         """Runs a shell command with the cluster's environment; output to log (or captured)."""
         full = f". {shlex.quote(str(self.env_file))} && {command}"
         if log is None:
             return subprocess.run(["bash", "-c", full], check=check, capture_output=True, text=True)
         with open(log, "w") as f:
-            return subprocess.run(["bash", "-c", full], check=check, stdout=f, stderr=subprocess.STDOUT, text=True)
+            return subprocess.run(
+                ["bash", "-c", full], check=check, stdout=f, stderr=subprocess.STDOUT, text=True
+            )
 
     def env(self, name: str) -> str:
         return self.sh(f'echo "${name}"').stdout.strip()
@@ -49,4 +53,6 @@ def pseudo_up(work: Path, extra: tuple[str, ...] = ()) -> Cluster:
 
 
 def pseudo_down(work: Path) -> None:
-    subprocess.run([str(REPO / "dev-support/bin/pseudo-cluster"), "down", "--work-dir", str(work)], check=True)
+    subprocess.run(
+        [str(REPO / "dev-support/bin/pseudo-cluster"), "down", "--work-dir", str(work)], check=True
+    )

@@ -87,10 +87,14 @@ def job_facts(fetch: Fetch, job_id: str) -> dict:
         shuffle.append((attempt["shuffleFinishTime"] - attempt["startTime"]) / 1000)
         merge.append((attempt["mergeFinishTime"] - attempt["shuffleFinishTime"]) / 1000)
         reduce.append((attempt["finishTime"] - attempt["mergeFinishTime"]) / 1000)
-        reduce_cpu_ms += _task_counter(fetch(f"{base}/tasks/{t['id']}/counters"), "CPU_MILLISECONDS")
+        reduce_cpu_ms += _task_counter(
+            fetch(f"{base}/tasks/{t['id']}/counters"), "CPU_MILLISECONDS"
+        )
 
     maps = [x for x in timeline if x["type"] == "MAP"]
-    map_phase = (max(m["finish"] for m in maps) - min(m["start"] for m in maps)) / 1000 if maps else None
+    map_phase = (
+        (max(m["finish"] for m in maps) - min(m["start"] for m in maps)) / 1000 if maps else None
+    )
     return {
         "job_id": job_id,
         "state": job["state"],

@@ -96,7 +96,9 @@ def disk_gbps(directory: str, size_mb: int = 512) -> tuple[float, float]:
 
         def dd(*args: str) -> float:
             t = time.perf_counter()
-            subprocess.run(["dd", *args, "bs=4M", f"count={size_mb // 4}", "status=none"], check=True)
+            subprocess.run(
+                ["dd", *args, "bs=4M", f"count={size_mb // 4}", "status=none"], check=True
+            )
             return size_mb * (1 << 20) / (time.perf_counter() - t) / 1e9
 
         w = dd("if=/dev/zero", f"of={f}", "oflag=direct")

@@ -26,10 +26,14 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB, {platform.system()} {platform.release()}"
+    return (
+        f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB, {platform.system()} {platform.release()}"
+    )
 
 
-def experiment(workload: str, size_bytes: int, cluster: str, args, configs: dict, runs: list[dict]) -> dict:
+def experiment(
+    workload: str, size_bytes: int, cluster: str, args, configs: dict, runs: list[dict]
+) -> dict:
     """The record of one A/B experiment (args: the runner's repetitions, warmup, drop_caches)."""
     return {
         "workload": workload,
@@ -95,13 +99,17 @@ def markdown(exp: dict, comparisons: list[Comparison], probes: Optional[dict]) -
         f"# {exp['workload']}: {b['name']} vs {a['name']}",
         "",
         f"- date: {exp['date']}; cluster: {exp['cluster']}; machine: {exp['machine']}",
-        f"- repetitions: {exp['repetitions']} interleaved pairs (A B A B …) after {exp['warmup']} warm-up pair(s);"
+        f"- repetitions: {exp['repetitions']} interleaved pairs (A B A B …) "
+        f"after {exp['warmup']} warm-up pair(s);"
         f" page cache dropped between runs: {exp['drop_caches']}",
-        f"- A = `{a['name']}` {a.get('workload', exp['workload'])} {' '.join(a['args']) or '(stock settings)'}",
-        f"- B = `{b['name']}` {b.get('workload', exp['workload'])} {' '.join(b['args']) or '(stock settings)'}",
+        f"- A = `{a['name']}` {a.get('workload', exp['workload'])} "
+        f"{' '.join(a['args']) or '(stock settings)'}",
+        f"- B = `{b['name']}` {b.get('workload', exp['workload'])} "
+        f"{' '.join(b['args']) or '(stock settings)'}",
         f"- command: `{exp['command']}`",
         "",
-        "Medians with [min–max]; B/A is the ratio of medians, with the min–max of the per-pair ratios.",
+        "Medians with [min–max]; B/A is the ratio of medians, "
+        "with the min–max of the per-pair ratios.",
         "",
         f"| metric | A: {a['name']} | B: {b['name']} | B/A | pair ratios |",
         "|---|---|---|---|---|",
@@ -163,7 +171,9 @@ def charts(exp: dict, out: Path) -> None:
                 continue
             xs = [0] + [(f - t0) / 1000 for f in done]
             ys = [0] + [100 * (i + 1) / len(done) for i in range(len(done))]
-            ax.step(xs, ys, style, where="post", label=f"{key} {ttype.lower()} ({names[key == 'B']})")
+            ax.step(
+                xs, ys, style, where="post", label=f"{key} {ttype.lower()} ({names[key == 'B']})"
+            )
     if not ax.lines:  # no task timeline (e.g. merge_ab.py runs in one JVM)
         plt.close(fig)
         return

@@ -31,7 +31,9 @@ class Comparison:
     pair_ratios: Optional[Spread]
 
 
-def compare(metric: str, a_vals: Sequence[Optional[float]], b_vals: Sequence[Optional[float]]) -> Comparison:
+def compare(
+    metric: str, a_vals: Sequence[Optional[float]], b_vals: Sequence[Optional[float]]
+) -> Comparison:
     """Compares one metric; a_vals[i] and b_vals[i] are the i-th interleaved pair."""
     a, b = Spread.of(a_vals), Spread.of(b_vals)
     ratio = None
@@ -41,7 +43,9 @@ def compare(metric: str, a_vals: Sequence[Optional[float]], b_vals: Sequence[Opt
     return Comparison(metric, a, b, ratio, Spread.of(pairs))
 
 
-def compare_runs(runs_a: Sequence[dict], runs_b: Sequence[dict], metrics: Sequence[str]) -> list[Comparison]:
+def compare_runs(
+    runs_a: Sequence[dict], runs_b: Sequence[dict], metrics: Sequence[str]
+) -> list[Comparison]:
     """runs_x[i]['metrics'] maps metric name -> value; missing metrics compare as None."""
     return [
         compare(m, [r["metrics"].get(m) for r in runs_a], [r["metrics"].get(m) for r in runs_b])

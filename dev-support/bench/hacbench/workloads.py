@@ -22,8 +22,11 @@ class Workload:
 
 
 def _text(run: list[str], sorted_output: bool = True) -> dict:
-    return dict(generate=["{jar}", "gen-text", "-bytes", "{size}", "-seed", "7", "{input}"], run=run,
-                sorted_output=sorted_output)
+    return dict(
+        generate=["{jar}", "gen-text", "-bytes", "{size}", "-seed", "7", "{input}"],
+        run=run,
+        sorted_output=sorted_output,
+    )
 
 
 STREAM = ["{streaming}", "-input", "{input}", "-output", "{output}"]
@@ -38,12 +41,27 @@ WORKLOADS = {
     w.name: w
     for w in [
         Workload("wordcount", **_text(["{jar}", "wordcount", "-combiner", "{input}", "{output}"])),
-        Workload("wordcount-nocombiner", **_text(["{jar}", "wordcount", "-nocombiner", "{input}", "{output}"])),
-        Workload("grep", **_text(["{jar}", "grep", "-nosort", "{input}", "{output}", "[a-d][a-z]*e"])),
+        Workload(
+            "wordcount-nocombiner",
+            **_text(["{jar}", "wordcount", "-nocombiner", "{input}", "{output}"]),
+        ),
+        Workload(
+            "grep", **_text(["{jar}", "grep", "-nosort", "{input}", "{output}", "[a-d][a-z]*e"])
+        ),
         Workload("sort", **_text(["{jar}", "sort", "{input}", "{output}"])),
         Workload(
             "invertedindex",
-            generate=["{jar}", "gen-smallfiles", "-numFiles", "{files}", "-fileSize", "1m", "-seed", "7", "{input}"],
+            generate=[
+                "{jar}",
+                "gen-smallfiles",
+                "-numFiles",
+                "{files}",
+                "-fileSize",
+                "1m",
+                "-seed",
+                "7",
+                "{input}",
+            ],
             run=["{jar}", "invertedindex", "{input}", "{output}"],
             sizes={"files": lambda size: max(1, size // MB)},
         ),
@@ -64,36 +82,136 @@ WORKLOADS = {
             run=["{examples}", "terasort", "{input}", "{output}"],
             sizes={"rows": lambda size: max(1, size // 100)},
         ),
-        Workload("streaming-wc-c", **_text(
-            STREAM + ["-mapper", "{bin}/wordcount-mapper", "-reducer", "{bin}/wordcount-reducer"], False)),
-        Workload("streaming-wc-py", **_text(
-            STREAM + ["-mapper", "{python} {py}/wordcount_mapper.py", "-reducer", "{python} {py}/wordcount_reducer.py"],
-            False)),
-        Workload("streaming-grep-c", **_text(
-            STREAM + ["-mapper", "{bin}/grep-mapper [a-d][a-z]*e", "-reducer", "{bin}/grep-reducer"], False)),
-        Workload("streaming-grep-py", **_text(
-            STREAM + ["-mapper", "{python} {py}/grep_mapper.py [a-d][a-z]*e", "-reducer", "{python} {py}/grep_reducer.py"],
-            False)),
-        Workload("shm-wc-c", **_text(
-            STREAM + ["-mapper", SHM_C + "wordcount_mapper", "-reducer", SHM_C + "wordcount_reducer"], False)),
-        Workload("shm-wc-c-combiner", **_text(
-            STREAM + ["-mapper", SHM_C + "wordcount_mapper", "-combiner", SHM_C + "wordcount_reducer",
-                      "-reducer", SHM_C + "wordcount_reducer"], False)),
-        Workload("shm-wc-c-inmem", **_text(
-            STREAM + ["-mapper", SHM_C + "wordcount_combining_mapper", "-reducer", SHM_C + "wordcount_reducer"],
-            False)),
-        Workload("shm-grep-c", **_text(
-            STREAM + ["-mapper", SHM_C + "grep_mapper [a-d][a-z]*e", "-reducer", SHM_C + "wordcount_reducer"],
-            False)),
-        Workload("shm-wc-py", **_text(
-            SHM_PY + ["-mapper", "{python} {shm}/python/examples/wordcount_mapper.py",
-                      "-reducer", "{python} {shm}/python/examples/wordcount_reducer.py"], False)),
-        Workload("shim-wc-py", **_text(
-            STREAM + ["-mapper", SHIM + "{python} {py}/wordcount_mapper.py",
-                      "-reducer", SHIM + "{python} {py}/wordcount_reducer.py"], False)),
-        Workload("shm-grep-py", **_text(
-            SHM_PY + ["-mapper", "{python} {shm}/python/examples/grep_mapper.py [a-d][a-z]*e",
-                      "-reducer", "{python} {shm}/python/examples/wordcount_reducer.py"], False)),
+        Workload(
+            "streaming-wc-c",
+            **_text(
+                STREAM
+                + ["-mapper", "{bin}/wordcount-mapper", "-reducer", "{bin}/wordcount-reducer"],
+                False,
+            ),
+        ),
+        Workload(
+            "streaming-wc-py",
+            **_text(
+                STREAM
+                + [
+                    "-mapper",
+                    "{python} {py}/wordcount_mapper.py",
+                    "-reducer",
+                    "{python} {py}/wordcount_reducer.py",
+                ],
+                False,
+            ),
+        ),
+        Workload(
+            "streaming-grep-c",
+            **_text(
+                STREAM
+                + ["-mapper", "{bin}/grep-mapper [a-d][a-z]*e", "-reducer", "{bin}/grep-reducer"],
+                False,
+            ),
+        ),
+        Workload(
+            "streaming-grep-py",
+            **_text(
+                STREAM
+                + [
+                    "-mapper",
+                    "{python} {py}/grep_mapper.py [a-d][a-z]*e",
+                    "-reducer",
+                    "{python} {py}/grep_reducer.py",
+                ],
+                False,
+            ),
+        ),
+        Workload(
+            "shm-wc-c",
+            **_text(
+                STREAM
+                + ["-mapper", SHM_C + "wordcount_mapper", "-reducer", SHM_C + "wordcount_reducer"],
+                False,
+            ),
+        ),
+        Workload(
+            "shm-wc-c-combiner",
+            **_text(
+                STREAM
+                + [
+                    "-mapper",
+                    SHM_C + "wordcount_mapper",
+                    "-combiner",
+                    SHM_C + "wordcount_reducer",
+                    "-reducer",
+                    SHM_C + "wordcount_reducer",
+                ],
+                False,
+            ),
+        ),
+        Workload(
+            "shm-wc-c-inmem",
+            **_text(
+                STREAM
+                + [
+                    "-mapper",
+                    SHM_C + "wordcount_combining_mapper",
+                    "-reducer",
+                    SHM_C + "wordcount_reducer",
+                ],
+                False,
+            ),
+        ),
+        Workload(
+            "shm-grep-c",
+            **_text(
+                STREAM
+                + [
+                    "-mapper",
+                    SHM_C + "grep_mapper [a-d][a-z]*e",
+                    "-reducer",
+                    SHM_C + "wordcount_reducer",
+                ],
+                False,
+            ),
+        ),
+        Workload(
+            "shm-wc-py",
+            **_text(
+                SHM_PY
+                + [
+                    "-mapper",
+                    "{python} {shm}/python/examples/wordcount_mapper.py",
+                    "-reducer",
+                    "{python} {shm}/python/examples/wordcount_reducer.py",
+                ],
+                False,
+            ),
+        ),
+        Workload(
+            "shim-wc-py",
+            **_text(
+                STREAM
+                + [
+                    "-mapper",
+                    SHIM + "{python} {py}/wordcount_mapper.py",
+                    "-reducer",
+                    SHIM + "{python} {py}/wordcount_reducer.py",
+                ],
+                False,
+            ),
+        ),
+        Workload(
+            "shm-grep-py",
+            **_text(
+                SHM_PY
+                + [
+                    "-mapper",
+                    "{python} {shm}/python/examples/grep_mapper.py [a-d][a-z]*e",
+                    "-reducer",
+                    "{python} {shm}/python/examples/wordcount_reducer.py",
+                ],
+                False,
+            ),
+        ),
     ]
 }
 

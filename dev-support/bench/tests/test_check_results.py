@@ -87,4 +87,7 @@ def test_broken_link_into_results_fails(tmp_path):
     files["module/README.md"] += "[gone](../benchmarks/kism/2026-11-22-merge/report.md)\n"
     rc, out = run(repo_with(tmp_path, files))
     assert rc == 1
-    assert "module/README.md links to benchmarks/kism/2026-11-22-merge/report.md, which is not tracked" in out
+    assert (
+        "module/README.md links to benchmarks/kism/2026-11-22-merge/report.md, which is not tracked"
+        in out
+    )

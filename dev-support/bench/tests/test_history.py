@@ -8,27 +8,78 @@ def fake_history():
     base = f"/ws/v1/history/mapreduce/jobs/{JOB}"
     pages = {
         base: {"job": {"state": "SUCCEEDED", "startTime": 1000, "finishTime": 21000}},
-        base + "/counters": {"jobCounters": {"counterGroup": [
-            {"counterGroupName": "org.apache.hadoop.mapreduce.TaskCounter", "counter": [
-                {"name": "SPILLED_RECORDS", "totalCounterValue": 40},
-                {"name": "REDUCE_SHUFFLE_BYTES", "totalCounterValue": 1234}]},
-            {"counterGroupName": "org.apache.hadoop.mapreduce.JobCounter", "counter": [
-                {"name": "DATA_LOCAL_MAPS", "totalCounterValue": 2}]},
-            # A group of one counter comes as a bare object, not a list.
-            {"counterGroupName": "Kism", "counter":
-                {"name": "VALUE_BYTES_WRITTEN", "totalCounterValue": 0}},
-        ]}},
-        base + "/tasks": {"tasks": {"task": [
-            {"id": "t_m_0", "type": "MAP", "state": "SUCCEEDED", "startTime": 2000, "finishTime": 6000},
-            {"id": "t_m_1", "type": "MAP", "state": "SUCCEEDED", "startTime": 2500, "finishTime": 8000},
-            {"id": "t_r_0", "type": "REDUCE", "state": "SUCCEEDED", "startTime": 5000, "finishTime": 20000,
-             "successfulAttempt": "a_r_0"},
-        ]}},
-        base + "/tasks/t_r_0/attempts/a_r_0": {"taskAttempt": {
-            "startTime": 5000, "shuffleFinishTime": 9000, "mergeFinishTime": 12000, "finishTime": 20000}},
-        base + "/tasks/t_r_0/counters": {"jobTaskCounters": {"id": "t_r_0", "taskCounterGroup": [
-            {"counterGroupName": "org.apache.hadoop.mapreduce.TaskCounter", "counter": [
-                {"name": "SPILLED_RECORDS", "value": 40}, {"name": "CPU_MILLISECONDS", "value": 2500}]}]}},
+        base + "/counters": {
+            "jobCounters": {
+                "counterGroup": [
+                    {
+                        "counterGroupName": "org.apache.hadoop.mapreduce.TaskCounter",
+                        "counter": [
+                            {"name": "SPILLED_RECORDS", "totalCounterValue": 40},
+                            {"name": "REDUCE_SHUFFLE_BYTES", "totalCounterValue": 1234},
+                        ],
+                    },
+                    {
+                        "counterGroupName": "org.apache.hadoop.mapreduce.JobCounter",
+                        "counter": [{"name": "DATA_LOCAL_MAPS", "totalCounterValue": 2}],
+                    },
+                    # A group of one counter comes as a bare object, not a list.
+                    {
+                        "counterGroupName": "Kism",
+                        "counter": {"name": "VALUE_BYTES_WRITTEN", "totalCounterValue": 0},
+                    },
+                ]
+            }
+        },
+        base + "/tasks": {
+            "tasks": {
+                "task": [
+                    {
+                        "id": "t_m_0",
+                        "type": "MAP",
+                        "state": "SUCCEEDED",
+                        "startTime": 2000,
+                        "finishTime": 6000,
+                    },
+                    {
+                        "id": "t_m_1",
+                        "type": "MAP",
+                        "state": "SUCCEEDED",
+                        "startTime": 2500,
+                        "finishTime": 8000,
+                    },
+                    {
+                        "id": "t_r_0",
+                        "type": "REDUCE",
+                        "state": "SUCCEEDED",
+                        "startTime": 5000,
+                        "finishTime": 20000,
+                        "successfulAttempt": "a_r_0",
+                    },
+                ]
+            }
+        },
+        base + "/tasks/t_r_0/attempts/a_r_0": {
+            "taskAttempt": {
+                "startTime": 5000,
+                "shuffleFinishTime": 9000,
+                "mergeFinishTime": 12000,
+                "finishTime": 20000,
+            }
+        },
+        base + "/tasks/t_r_0/counters": {
+            "jobTaskCounters": {
+                "id": "t_r_0",
+                "taskCounterGroup": [
+                    {
+                        "counterGroupName": "org.apache.hadoop.mapreduce.TaskCounter",
+                        "counter": [
+                            {"name": "SPILLED_RECORDS", "value": 40},
+                            {"name": "CPU_MILLISECONDS", "value": 2500},
+                        ],
+                    }
+                ],
+            }
+        },
     }
     return lambda path: pages[path]
 

@@ -12,10 +12,17 @@ def experiment():
             runs.append({"config": key, "index": i, "warmup": i == 0, "wall_s": wall, "job": facts,
                          "job_ids": [JOB], "output_md5": "x"})
     return {
-        "workload": "wordcount", "date": "2026-11-22T00:00:00", "machine": "test", "cluster": "test",
-        "repetitions": 2, "warmup": 1, "drop_caches": False, "command": "ab.py",
+        "workload": "wordcount",
+        "date": "2026-11-22T00:00:00",
+        "machine": "test",
+        "cluster": "test",
+        "repetitions": 2,
+        "warmup": 1,
+        "drop_caches": False,
+        "command": "ab.py",
         "configs": {"A": {"name": "stock", "args": []}, "B": {"name": "fast", "args": ["-Dx=y"]}},
-        "runs": runs, "probes": {"pipe GB/s": 4.0},
+        "runs": runs,
+        "probes": {"pipe GB/s": 4.0},
     }
 
 

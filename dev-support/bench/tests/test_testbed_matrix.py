@@ -18,10 +18,22 @@ def test_rate_of_per_worker_lists():
 
 
 def sample(t, busy, idle, rbytes, link_rx):
-    return {"work": "/w", "time": t, "cpu_busy": busy, "cpu_idle": idle,
-            "knobs": {"disk-read-bw": "10m", "disk-write-bw": "none", "bw": "80mbit"},
-            "nodes": {"node1": {"cpu_ns": t * 3e8, "rbytes": rbytes, "wbytes": 0, "link_rx": link_rx,
-                                "link_tx": 0}}}
+    return {
+        "work": "/w",
+        "time": t,
+        "cpu_busy": busy,
+        "cpu_idle": idle,
+        "knobs": {"disk-read-bw": "10m", "disk-write-bw": "none", "bw": "80mbit"},
+        "nodes": {
+            "node1": {
+                "cpu_ns": t * 3e8,
+                "rbytes": rbytes,
+                "wbytes": 0,
+                "link_rx": link_rx,
+                "link_tx": 0,
+            }
+        },
+    }
 
 
 def test_utilisation_over_a_jobs_span(tmp_path):
@@ -29,12 +41,18 @@ def test_utilisation_over_a_jobs_span(tmp_path):
     samples.mkdir()
     # 10 s apart: 50 MB read (5 MB/s = 50 % of 10 MB/s), 50 MB sent (40 Mbit/s = 50 % of 80),
     # 1500 busy and 500 idle jiffies (25 % idle), 0.3 core.
-    rows = [sample(100, 0, 0, 0, 0), sample(110, 1500, 500, 50e6, 50e6), sample(200, 9e9, 0, 9e12, 9e12)]
+    rows = [
+        sample(100, 0, 0, 0, 0),
+        sample(110, 1500, 500, 50e6, 50e6),
+        sample(200, 9e9, 0, 9e12, 9e12),
+    ]
     (samples / "s.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     step = tmp_path / "step"
     step.mkdir()
     run = {"config": "A", "index": 0, "job": {"job_start": 101_000, "job_s": 8.0}}
-    (step / "results.json").write_text(json.dumps({"runs": [run, {"config": "B", "index": 0, "job": None}]}))
+    (step / "results.json").write_text(
+        json.dumps({"runs": [run, {"config": "B", "index": 0, "job": None}]})
+    )
     tm.utilisation(step, samples)
     [u] = json.loads((step / "utilisation.json").read_text())
     assert u["machine_cpu_idle_pct"] == 25

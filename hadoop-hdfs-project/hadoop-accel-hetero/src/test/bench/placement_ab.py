@@ -5,7 +5,8 @@ and by computing-ratio profiles, then Grep and WordCount A/B (ab.py) on each pla
   hadoop-hdfs-project/hadoop-accel-hetero/src/test/bench/placement_ab.py
                   [--cpu 1.0,0.5,0.3,0.3,0.3] [--bw 1gbit] [--size 512m] [--block 16m]
                   [-n 3] [--warmup 1] [--workloads grep,wordcount] [--also even,all-in-c]
-                  [--ratios nominal|FILE] [--emu-conf NAME=VALUE@FILE]... [--out DIR] [--keep-cluster]
+                  [--ratios nominal|FILE] [--emu-conf NAME=VALUE@FILE]...
+                  [--out DIR] [--keep-cluster]
                   [--cluster-env FILE] [--smoke]
 
 Brings up `emu-cluster` with one worker per CPU share, replication 1 and the placement policy on
@@ -26,6 +27,7 @@ the policy, replication 1 and hadoop.accel.hetero.profiles.file=<its work dir>/h
 (as dev-support/bin/bench-smoke brings up); it is left running.
 --smoke: 2 MB in 1 MB blocks, grep only, one pair, no warm-up (what CI runs).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,7 +39,9 @@ import sys
 from pathlib import Path
 
 # The shared harness, dev-support/bench of the repository this module is in.
-REPO = next(p for p in Path(__file__).resolve().parents if (p / "dev-support/bench/hacbench").is_dir())
+REPO = next(
+    p for p in Path(__file__).resolve().parents if (p / "dev-support/bench/hacbench").is_dir()
+)
 HARNESS = REPO / "dev-support/bench"
 sys.path.insert(0, str(HARNESS))
 
@@ -79,7 +83,9 @@ def layout(c: clusters.Cluster, path: str, nodes: list[str]) -> dict[str, int]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--cpu", default="1.0,0.5,0.3,0.3,0.3")
     ap.add_argument("--bw", default="1gbit")
     ap.add_argument("--size", default="512m")
@@ -87,13 +93,21 @@ def main() -> int:
     ap.add_argument("-n", "--repetitions", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--workloads", default="grep,wordcount")
-    ap.add_argument("--also", default="", help="extra placements compared once with stock: even,all-in-c")
+    ap.add_argument(
+        "--also", default="", help="extra placements compared once with stock: even,all-in-c"
+    )
     ap.add_argument("--ratios", default="nominal")
     ap.add_argument("--out", default=None)
-    ap.add_argument("--emu-conf", action="append", default=[],
-                    help="extra NAME=VALUE@FILE for emu-cluster, e.g. a scheduler setting (repeatable)")
+    ap.add_argument(
+        "--emu-conf",
+        action="append",
+        default=[],
+        help="extra NAME=VALUE@FILE for emu-cluster, e.g. a scheduler setting (repeatable)",
+    )
     ap.add_argument("--keep-cluster", action="store_true")
-    ap.add_argument("--cluster-env", help="cluster.env of a running emulated cluster set up for placement")
+    ap.add_argument(
+        "--cluster-env", help="cluster.env of a running emulated cluster set up for placement"
+    )
     ap.add_argument("--smoke", action="store_true", help="2 MB, grep, one pair, no warm-up (CI)")
     args = ap.parse_args()
     if args.smoke:
@@ -108,17 +122,38 @@ def main() -> int:
     out = Path(args.out or REPO / "target/bench" / f"placement-{stamp}")
     out.mkdir(parents=True, exist_ok=True)
     own_cluster = args.cluster_env is None
-    work = Path("/tmp/hacc-emu") if own_cluster else Path(clusters.Cluster(Path(args.cluster_env)).env("CLUSTER_WORK"))
+    work = (
+        Path("/tmp/hacc-emu")
+        if own_cluster
+        else Path(clusters.Cluster(Path(args.cluster_env)).env("CLUSTER_WORK"))
+    )
     profiles_file = work / "hetero-profiles.conf"
 
     if own_cluster:
-        subprocess.run([str(EMU), "up", "--nodes", str(len(shares)), "--cpu", args.cpu, "--bw", args.bw,
-                        "--replication", "1",
-                        "--conf", f"dfs.block.replicator.classname={POLICY}@hdfs-site.xml",
-                        "--conf", f"hadoop.accel.hetero.profiles.file={profiles_file}@hdfs-site.xml",
-                        "--conf", "hadoop.accel.hetero.profiles.reload.ms=0@hdfs-site.xml",
-                        "--conf", f"dfs.blocksize={args.block}@hdfs-site.xml"]
-                       + [a for kv in args.emu_conf for a in ("--conf", kv)], check=True)
+        subprocess.run(
+            [
+                str(EMU),
+                "up",
+                "--nodes",
+                str(len(shares)),
+                "--cpu",
+                args.cpu,
+                "--bw",
+                args.bw,
+                "--replication",
+                "1",
+                "--conf",
+                f"dfs.block.replicator.classname={POLICY}@hdfs-site.xml",
+                "--conf",
+                f"hadoop.accel.hetero.profiles.file={profiles_file}@hdfs-site.xml",
+                "--conf",
+                "hadoop.accel.hetero.profiles.reload.ms=0@hdfs-site.xml",
+                "--conf",
+                f"dfs.blocksize={args.block}@hdfs-site.xml",
+            ]
+            + [a for kv in args.emu_conf for a in ("--conf", kv)],
+            check=True,
+        )
     try:
         c = clusters.Cluster(work / "cluster.env")
         if args.ratios == "nominal":
@@ -135,25 +170,54 @@ def main() -> int:
         size = ab.parse_size(args.size)
         src = "/bench/placement-src"
         c.sh(f"hdfs dfs -rm -r -f -skipTrash {src} /place")
-        c.sh(f"hadoop jar {values['jar']} gen-text -Ddfs.blocksize={args.block} -bytes {size} -seed 7 {src}",
-             log=out / "generate.log")
+        c.sh(
+            f"hadoop jar {values['jar']} gen-text -Ddfs.blocksize={args.block} -bytes {size} "
+            f"-seed 7 {src}",
+            log=out / "generate.log",
+        )
         lay = {}
         for p in placements:
-            c.sh(f"hdfs dfs -mkdir -p /place/{p} && hdfs dfs -Ddfs.blocksize={args.block} -cp {src}/part-* /place/{p}/")
+            c.sh(
+                f"hdfs dfs -mkdir -p /place/{p} && hdfs dfs -Ddfs.blocksize={args.block} -cp "
+                f"{src}/part-* /place/{p}/"
+            )
             lay[p] = layout(c, f"/place/{p}", nodes)
             print(f"placement {p}: {lay[p]}", flush=True)
-        (out / "layout.json").write_text(json.dumps({"ratios": ratios, "cpu": shares, "layout": lay}, indent=1))
+        (out / "layout.json").write_text(
+            json.dumps({"ratios": ratios, "cpu": shares, "layout": lay}, indent=1)
+        )
 
         rows = []
 
         def compare(w: str, b: str, n: int, warmup: int) -> None:
             dest = out / f"{w}-stock-vs-{b}"
-            rc = subprocess.run([sys.executable, str(HARNESS / "ab.py"), "--workload", w, "--size", args.size,
-                                 "--cluster-env", str(work / "cluster.env"),
-                                 "--a-name", "stock", "--a-input", "/place/stock",
-                                 "--b-name", b, "--b-input", f"/place/{b}",
-                                 "-n", str(n), "--warmup", str(warmup), "--no-probes",
-                                 "--out", str(dest)]).returncode
+            rc = subprocess.run(
+                [
+                    sys.executable,
+                    str(HARNESS / "ab.py"),
+                    "--workload",
+                    w,
+                    "--size",
+                    args.size,
+                    "--cluster-env",
+                    str(work / "cluster.env"),
+                    "--a-name",
+                    "stock",
+                    "--a-input",
+                    "/place/stock",
+                    "--b-name",
+                    b,
+                    "--b-input",
+                    f"/place/{b}",
+                    "-n",
+                    str(n),
+                    "--warmup",
+                    str(warmup),
+                    "--no-probes",
+                    "--out",
+                    str(dest),
+                ]
+            ).returncode
             res = json.loads((dest / "results.json").read_text()) if rc == 0 else None
             rows.append((w, b, n, rc, res))
 
@@ -188,25 +252,42 @@ def local_fraction(res: dict, config: str) -> str:
 
 
 def summary(args, shares, nodes, lay, rows) -> str:
-    L = [f"# Heterogeneity-aware placement on the emulated cluster ({datetime.date.today()})", "",
-         f"- cluster: emulated {len(shares)} nodes, CPU shares {args.cpu}, {args.bw} links, replication 1, "
-         f"block size {args.block}" + "".join(f", `{kv}`" for kv in args.emu_conf), f"- input: {args.size} of generated text; ratios: {args.ratios}",
-         f"- command: `{' '.join(sys.argv)}`", "", "## Blocks per node", "",
-         "| placement | " + " | ".join(nodes) + " |", "|---|" + "---|" * len(nodes)]
+    L = [
+        f"# Heterogeneity-aware placement on the emulated cluster ({datetime.date.today()})",
+        "",
+        f"- cluster: emulated {len(shares)} nodes, CPU shares {args.cpu}, {args.bw} links, "
+        "replication 1, "
+        f"block size {args.block}" + "".join(f", `{kv}`" for kv in args.emu_conf),
+        f"- input: {args.size} of generated text; ratios: {args.ratios}",
+        f"- command: `{' '.join(sys.argv)}`",
+        "",
+        "## Blocks per node",
+        "",
+        "| placement | " + " | ".join(nodes) + " |",
+        "|---|" + "---|" * len(nodes),
+    ]
     for p, counts in lay.items():
         L.append(f"| {p} | " + " | ".join(str(counts.get(n, 0)) for n in nodes) + " |")
-    L += ["", "## Jobs (B/A = placement / stock; ratio of medians, pair min–max)", "",
-          "| workload | B placement | pairs | job s stock → B | B/A job time | speed-up | data-local maps stock → B |",
-          "|---|---|---|---|---|---|---|"]
+    L += [
+        "",
+        "## Jobs (B/A = placement / stock; ratio of medians, pair min–max)",
+        "",
+        "| workload | B placement | pairs | job s stock → B | B/A job time | speed-up | "
+        "data-local maps stock → B |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for w, b, n, rc, res in rows:
         if res is None:
             L.append(f"| {w} | {b} | {n} | failed (exit {rc}) | | | |")
             continue
         m = metric(res, "job_s") or metric(res, "wall_s")
         pr = m["pair_ratios"]
-        L.append(f"| [{w}]({w}-stock-vs-{b}/report.md) | {b} | {n} | {m['a']['median']:.1f} → {m['b']['median']:.1f} | "
-                 f"{m['ratio']:.3f} ({pr['min']:.3f}–{pr['max']:.3f}) | {1 / m['ratio']:.2f}× | "
-                 f"{local_fraction(res, 'A')} → {local_fraction(res, 'B')} |")
+        L.append(
+            f"| [{w}]({w}-stock-vs-{b}/report.md) | {b} | {n} | {m['a']['median']:.1f} → "
+            f"{m['b']['median']:.1f} | "
+            f"{m['ratio']:.3f} ({pr['min']:.3f}–{pr['max']:.3f}) | {1 / m['ratio']:.2f}× | "
+            f"{local_fraction(res, 'A')} → {local_fraction(res, 'B')} |"
+        )
     return "\n".join(L) + "\n"
 
 

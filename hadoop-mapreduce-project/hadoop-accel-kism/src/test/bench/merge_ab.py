@@ -21,6 +21,7 @@ Runs on the module's build as `mvn verify` (dev-support/bin/run-tests) leaves it
 and target/test.classpath, which the build writes with the reactor's own jars (no install).
 --smoke: 8 tiny map outputs, one pair, no warm-up, no probes (what CI runs).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,22 +45,48 @@ from hacbench import probes, report  # noqa: E402
 def classpath() -> str:
     """test-classes + classes + the module's test classpath, as the module's build left them."""
     cp_file = MODULE / "target/test.classpath"
-    bench_class = MODULE / "target/test-classes/io/hadoopaccel/mapreduce/kism/bench/MergeBench.class"
+    bench_class = (
+        MODULE / "target/test-classes/io/hadoopaccel/mapreduce/kism/bench/MergeBench.class"
+    )
     if not (bench_class.exists() and cp_file.exists()):
         # The module and what it needs, from the reactor: no SNAPSHOT has to be installed.
         print("building the KISM module's test classes and classpath", flush=True)
-        subprocess.run(["mvn", "-B", "-q", "process-test-classes", "-am",
-                        "-pl", str(MODULE.relative_to(REPO))], cwd=REPO, check=True)
-    return ":".join([str(MODULE / "target/test-classes"), str(MODULE / "target/classes"),
-                     cp_file.read_text().strip()])
+        subprocess.run(
+            [
+                "mvn",
+                "-B",
+                "-q",
+                "process-test-classes",
+                "-am",
+                "-pl",
+                str(MODULE.relative_to(REPO)),
+            ],
+            cwd=REPO,
+            check=True,
+        )
+    return ":".join(
+        [
+            str(MODULE / "target/test-classes"),
+            str(MODULE / "target/classes"),
+            cp_file.read_text().strip(),
+        ]
+    )
 
 
 def java(cp: str, heap: str, args: list[str]) -> str:
-    cmd = ["java", f"-Xmx{heap}", "-XX:+UseSerialGC", "-cp", cp,
-           "io.hadoopaccel.mapreduce.kism.bench.MergeBench"] + args
+    cmd = [
+        "java",
+        f"-Xmx{heap}",
+        "-XX:+UseSerialGC",
+        "-cp",
+        cp,
+        "io.hadoopaccel.mapreduce.kism.bench.MergeBench",
+    ] + args
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
-        raise SystemExit(f"MergeBench failed ({p.returncode}):\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
+        raise SystemExit(
+            f"MergeBench failed ({p.returncode}):\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
+        )
     return p.stdout
 
 
@@ -83,8 +110,12 @@ def as_run(key: str, index: int, warmup: bool, r: dict) -> dict:
         "job_ids": [],
         "job": {
             "job_s": r["total_s"],
-            "phases": {"shuffle": r["shuffle_s"], "merge": r["merge_s"], "reduce": r["reduce_s"],
-                       "merge+reduce": r["merge_s"] + r["reduce_s"]},
+            "phases": {
+                "shuffle": r["shuffle_s"],
+                "merge": r["merge_s"],
+                "reduce": r["reduce_s"],
+                "merge+reduce": r["merge_s"] + r["reduce_s"],
+            },
             "counters": counters,
             "feature_counters": {k: v for k, v in r.items() if k.startswith("KISM_")},
             "timeline": [],
@@ -95,15 +126,23 @@ def as_run(key: str, index: int, warmup: bool, r: dict) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--maps", type=int, default=500, help="map outputs per reducer")
     ap.add_argument("--bytes-per-map", default="2m")
     ap.add_argument("--values", default="4k-64k", help="value size range MIN-MAX")
     ap.add_argument("--keys", type=int, default=20000, help="distinct keys (node ids)")
-    ap.add_argument("--codec", default="none", help="none, default, gzip, bzip2 (map output compression)")
+    ap.add_argument(
+        "--codec", default="none", help="none, default, gzip, bzip2 (map output compression)"
+    )
     ap.add_argument("--heap", default="256m", help="-Xmx of the reduce JVM")
-    ap.add_argument("--total-bytes", default="128m",
-                    help="mapreduce.reduce.memory.totalbytes: the reduce memory the shuffle budget is a share of")
+    ap.add_argument(
+        "--total-bytes",
+        default="128m",
+        help="mapreduce.reduce.memory.totalbytes: the reduce memory the shuffle budget is a "
+        "share of",
+    )
     ap.add_argument("--a-name", default="stock")
     ap.add_argument("--a", default="stock", help="IMPL [key=value ...], IMPL = stock or kism")
     ap.add_argument("--b-name", default="kism")
@@ -114,8 +153,11 @@ def main() -> int:
     ap.add_argument("--no-probes", action="store_true")
     ap.add_argument("--work-dir", default="/tmp/hadoop-accel-merge-bench")
     ap.add_argument("--out", default=None)
-    ap.add_argument("--smoke", action="store_true",
-                    help="8 map outputs of 64 KB, one pair, no warm-up, no probes (CI's check that it runs)")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="8 map outputs of 64 KB, one pair, no warm-up, no probes (CI's check that it runs)",
+    )
     args = ap.parse_args()
     if args.smoke:
         args.maps, args.bytes_per_map, args.values, args.keys = 8, "64k", "1k-4k", 500
@@ -128,8 +170,21 @@ def main() -> int:
     cp = classpath()
     if not (data / "index.tsv").exists():
         shutil.rmtree(data, ignore_errors=True)
-        java(cp, "1g", ["generate", str(data), str(args.maps), str(parse_size(args.bytes_per_map)),
-                        str(lo), str(hi), str(args.keys), args.codec, "1"])
+        java(
+            cp,
+            "1g",
+            [
+                "generate",
+                str(data),
+                str(args.maps),
+                str(parse_size(args.bytes_per_map)),
+                str(lo),
+                str(hi),
+                str(args.keys),
+                args.codec,
+                "1",
+            ],
+        )
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out = Path(args.out or REPO / "target/bench" / f"merge-{shape}-{stamp}")
     out.mkdir(parents=True, exist_ok=True)
@@ -147,23 +202,40 @@ def main() -> int:
             shutil.rmtree(local, ignore_errors=True)
             if args.drop_caches:
                 subprocess.run("sync; echo 3 > /proc/sys/vm/drop_caches", shell=True, check=True)
-            stdout = java(cp, args.heap, ["run", impl, str(data), str(local),
-                                          f"mapreduce.reduce.memory.totalbytes={total}"] + settings)
-            result = json.loads(next(l for l in stdout.splitlines() if l.startswith("RESULT "))[7:])
+            stdout = java(
+                cp,
+                args.heap,
+                ["run", impl, str(data), str(local), f"mapreduce.reduce.memory.totalbytes={total}"]
+                + settings,
+            )
+            line = next(ln for ln in stdout.splitlines() if ln.startswith("RESULT "))
+            result = json.loads(line[7:])
             leftovers = [p for p in local.rglob("*") if p.is_file()]
             if leftovers:
                 raise SystemExit(f"{key} run {i} left files behind: {leftovers[:5]}")
             run = as_run(key, i, i < args.warmup, result)
             runs.append(run)
-            print(f"{key} ({configs[key]['name']}) run {i}{' warm-up' if run['warmup'] else ''}: "
-                  f"total {result['total_s']:.2f}s shuffle {result['shuffle_s']:.2f}s "
-                  f"merge {result['merge_s']:.2f}s reduce {result['reduce_s']:.2f}s", flush=True)
+            print(
+                f"{key} ({configs[key]['name']}) run {i}{' warm-up' if run['warmup'] else ''}: "
+                f"total {result['total_s']:.2f}s shuffle {result['shuffle_s']:.2f}s "
+                f"merge {result['merge_s']:.2f}s reduce {result['reduce_s']:.2f}s",
+                flush=True,
+            )
 
     digests = {r["output_md5"] for r in runs}
-    workload = (f"reduce-side merge of {args.maps} map outputs x {args.bytes_per_map}, values {args.values},"
-                f" codec {args.codec}, reduce memory {args.total_bytes}")
-    exp = report.experiment(workload, args.maps * parse_size(args.bytes_per_map),
-                            f"one reduce JVM (-Xmx{args.heap}), MergeBench", args, configs, runs)
+    workload = (
+        f"reduce-side merge of {args.maps} map outputs x {args.bytes_per_map}, values "
+        f"{args.values},"
+        f" codec {args.codec}, reduce memory {args.total_bytes}"
+    )
+    exp = report.experiment(
+        workload,
+        args.maps * parse_size(args.bytes_per_map),
+        f"one reduce JVM (-Xmx{args.heap}), MergeBench",
+        args,
+        configs,
+        runs,
+    )
     if not args.no_probes:
         exp["probes"] = probes.all_probes(str(out), quick=True)
     report.write(exp, out)

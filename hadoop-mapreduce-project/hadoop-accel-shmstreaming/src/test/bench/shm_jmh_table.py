@@ -9,6 +9,7 @@ size (rows) and ring batch (columns), and one of the absolute rates (records/s; 
 records of 4 KiB and more). A ratio is of the medians of the measured iterations; in brackets
 the lowest and highest ratio any ring iteration makes with any pipe iteration of that size.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,17 +18,21 @@ from pathlib import Path
 from typing import Optional
 
 # The shared harness, dev-support/bench of the repository this module is in.
-REPO = next(p for p in Path(__file__).resolve().parents if (p / "dev-support/bench/hacbench").is_dir())
+REPO = next(
+    p for p in Path(__file__).resolve().parents if (p / "dev-support/bench/hacbench").is_dir()
+)
 sys.path.insert(0, str(REPO / "dev-support/bench"))
 from hacbench.stats import Spread  # noqa: E402
 
 PIPE = "pipe"
 RING_BENCHMARKS = {
     "ring": "the task's stream as under -io shm: DataOutputStream over RingOutputStream, "
-            "64 KiB per JNI call",
+    "64 KiB per JNI call",
     "ringUnbuffered": "one JNI ShmRing.write per record, no Java buffer",
 }
-DEFAULT_CAPACITY = "1048576"  # the benchmark's default ring, as hadoop.accel.shm.streaming.buffer.bytes
+DEFAULT_CAPACITY = (
+    "1048576"  # the benchmark's default ring, as hadoop.accel.shm.streaming.buffer.bytes
+)
 BANDWIDTH_FROM = 4096  # record size from which GB/s is the number to read
 
 
@@ -68,17 +73,21 @@ def ratio(ring: Optional[Spread], pipe: Optional[Spread]) -> str:
 
 def settings(path: str) -> str:
     r = json.loads(Path(path).read_text())[0]
-    return (f"JMH {r['jmhVersion']}, {r['vmName']} {r['vmVersion']}; per point {r['forks']} fork(s), "
-            f"{r['warmupIterations']} × {r['warmupTime']} warm-up, "
-            f"{r['measurementIterations']} × {r['measurementTime']} measured; one op = one record")
+    return (
+        f"JMH {r['jmhVersion']}, {r['vmName']} {r['vmVersion']}; per point {r['forks']} fork(s), "
+        f"{r['warmupIterations']} × {r['warmupTime']} warm-up, "
+        f"{r['measurementIterations']} × {r['measurementTime']} measured; one op = one record"
+    )
 
 
 def tables(path: str) -> str:
     cells = load(path)
     sizes = sorted({size for (_, size, _) in cells})
     out = [settings(path), ""]
-    methods = sorted({m for (m, _, _) in cells if m.split("@")[0] in RING_BENCHMARKS},
-                     key=lambda m: (list(RING_BENCHMARKS).index(m.split("@")[0]), m))
+    methods = sorted(
+        {m for (m, _, _) in cells if m.split("@")[0] in RING_BENCHMARKS},
+        key=lambda m: (list(RING_BENCHMARKS).index(m.split("@")[0]), m),
+    )
     for method in methods:
         name, _, capacity = method.partition("@")
         what = RING_BENCHMARKS[name] + (f"; ring of {capacity} B" if capacity else "")
@@ -88,14 +97,24 @@ def tables(path: str) -> str:
         out += [f"**{method} / pipe**, records/s ({what}):", "", head, rule]
         for size in sizes:
             pipe = cells.get((PIPE, size, None))
-            out.append(f"| {size} B | " + " | ".join(
-                ratio(cells.get((method, size, b)), pipe) for b in batches) + " |")
-        out += ["", f"**{method}** and **pipe**, absolute:", "",
-                "| record | pipe | " + " | ".join(f"batch {batch_name(b)}" for b in batches) + " |",
-                "|---|---|" + "---|" * len(batches)]
+            out.append(
+                f"| {size} B | "
+                + " | ".join(ratio(cells.get((method, size, b)), pipe) for b in batches)
+                + " |"
+            )
+        out += [
+            "",
+            f"**{method}** and **pipe**, absolute:",
+            "",
+            "| record | pipe | " + " | ".join(f"batch {batch_name(b)}" for b in batches) + " |",
+            "|---|---|" + "---|" * len(batches),
+        ]
         for size in sizes:
-            out.append(f"| {size} B | {rate(cells.get((PIPE, size, None)), size)} | " + " | ".join(
-                rate(cells.get((method, size, b)), size) for b in batches) + " |")
+            out.append(
+                f"| {size} B | {rate(cells.get((PIPE, size, None)), size)} | "
+                + " | ".join(rate(cells.get((method, size, b)), size) for b in batches)
+                + " |"
+            )
         out.append("")
     if not methods:
         out += ["**pipe**, absolute:", "", "| record | pipe |", "|---|---|"]

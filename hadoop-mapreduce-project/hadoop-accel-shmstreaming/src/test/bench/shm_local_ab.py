@@ -14,12 +14,14 @@ exit: streaming's client checks for completion once a second (StreamJob sleeps 1
 checks), which would round every streaming job up to its next whole second and make a 0.1 s
 difference look like 1 s. Wall times to the exit are kept in the JSON too.
 
-  hadoop-mapreduce-project/hadoop-accel-shmstreaming/src/test/bench/shm_local_ab.py HADOOP_HOME OUT_DIR
+  hadoop-mapreduce-project/hadoop-accel-shmstreaming/src/test/bench/shm_local_ab.py \
+      HADOOP_HOME OUT_DIR
       [--mb 64] [--rounds 5] [--suite python|c|inmem|grep|index] [--smoke]
 
 --smoke: pipes against the rings (inmem suite's first two variants) on 1 MB, one round, no
 warm-up (what CI runs).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,7 +37,9 @@ from datetime import datetime
 from pathlib import Path
 
 # The shared harness, dev-support/bench of the repository this module is in.
-REPO = next(p for p in Path(__file__).resolve().parents if (p / "dev-support/bench/hacbench").is_dir())
+REPO = next(
+    p for p in Path(__file__).resolve().parents if (p / "dev-support/bench/hacbench").is_dir()
+)
 sys.path.insert(0, str(REPO / "dev-support/bench"))
 from hacbench import stats  # noqa: E402
 
@@ -52,16 +56,23 @@ def suites(home: Path) -> dict[str, list[tuple[str, list[str], dict]]]:
     ex = shm / "examples"
     shim = f"env LD_PRELOAD={home}/lib/native/libhadoop_shm_preload.so "
     unbuffered = {"PYTHONUNBUFFERED": "1"}
-    stdlib = [f"{PYTHON} {STDLIB_PY}/wordcount_mapper.py", f"{PYTHON} {STDLIB_PY}/wordcount_reducer.py"]
+    stdlib = [
+        f"{PYTHON} {STDLIB_PY}/wordcount_mapper.py",
+        f"{PYTHON} {STDLIB_PY}/wordcount_reducer.py",
+    ]
     print_mapper = f"{PYTHON} {STDLIB_PY}/wordcount_mapper_print.py"
-    package = [f"{PYTHON} {shm}/python/examples/wordcount_mapper.py",
-               f"{PYTHON} {shm}/python/examples/wordcount_reducer.py"]
+    package = [
+        f"{PYTHON} {shm}/python/examples/wordcount_mapper.py",
+        f"{PYTHON} {shm}/python/examples/wordcount_reducer.py",
+    ]
 
     def job(mapper: str, reducer: str, *more: str) -> list[str]:
         return ["-mapper", mapper, "-reducer", reducer, *more]
 
-    index_py = job(f"{PYTHON} {shm}/python/examples/inverted_index_mapper.py",
-                   f"{PYTHON} {shm}/python/examples/inverted_index_reducer.py")
+    index_py = job(
+        f"{PYTHON} {shm}/python/examples/inverted_index_mapper.py",
+        f"{PYTHON} {shm}/python/examples/inverted_index_reducer.py",
+    )
 
     return {
         # WordCount in Python: unmodified stdlib scripts over pipes (unbuffered, and buffered as
@@ -71,24 +82,59 @@ def suites(home: Path) -> dict[str, list[tuple[str, list[str], dict]]]:
             # One print() per word, unbuffered: a write() per record over pipes; the same
             # unmodified script over the rings through the preload shim.
             ("print-pipes-unbuffered", job(print_mapper, stdlib[1]), unbuffered),
-            ("print-shim-unbuffered", ["-io", "shm"] + job(shim + print_mapper, shim + stdlib[1]),
-             unbuffered),
+            (
+                "print-shim-unbuffered",
+                ["-io", "shm"] + job(shim + print_mapper, shim + stdlib[1]),
+                unbuffered,
+            ),
             # A write() per input line (the harness's stdlib scripts), over pipes and through the
             # shim, and the two-line-changed scripts over the rings.
             ("line-pipes-unbuffered", job(*stdlib), unbuffered),
-            ("line-shim-unbuffered", ["-io", "shm"] + job(shim + stdlib[0], shim + stdlib[1]), unbuffered),
-            ("package-unbuffered", ["-io", "shm", "-cmdenv", f"PYTHONPATH={shm}/python"] + job(*package),
-             unbuffered),
+            (
+                "line-shim-unbuffered",
+                ["-io", "shm"] + job(shim + stdlib[0], shim + stdlib[1]),
+                unbuffered,
+            ),
+            (
+                "package-unbuffered",
+                ["-io", "shm", "-cmdenv", f"PYTHONPATH={shm}/python"] + job(*package),
+                unbuffered,
+            ),
         ],
         # C programs: the same binaries over pipes and over the rings.
         "c": [
-            ("inmem-pipes", job(f"{ex}/shm_wordcount_combining_mapper", f"{ex}/shm_wordcount_reducer"), {}),
-            ("inmem-shm", ["-io", "shm"] + job(f"{ex}/shm_wordcount_combining_mapper",
-                                               f"{ex}/shm_wordcount_reducer"), {}),
-            ("wc-combiner-pipes", job(f"{ex}/shm_wordcount_mapper", f"{ex}/shm_wordcount_reducer",
-                                      "-combiner", f"{ex}/shm_wordcount_reducer"), {}),
-            ("wc-combiner-shm", ["-io", "shm"] + job(f"{ex}/shm_wordcount_mapper", f"{ex}/shm_wordcount_reducer",
-                                                     "-combiner", f"{ex}/shm_wordcount_reducer"), {}),
+            (
+                "inmem-pipes",
+                job(f"{ex}/shm_wordcount_combining_mapper", f"{ex}/shm_wordcount_reducer"),
+                {},
+            ),
+            (
+                "inmem-shm",
+                ["-io", "shm"]
+                + job(f"{ex}/shm_wordcount_combining_mapper", f"{ex}/shm_wordcount_reducer"),
+                {},
+            ),
+            (
+                "wc-combiner-pipes",
+                job(
+                    f"{ex}/shm_wordcount_mapper",
+                    f"{ex}/shm_wordcount_reducer",
+                    "-combiner",
+                    f"{ex}/shm_wordcount_reducer",
+                ),
+                {},
+            ),
+            (
+                "wc-combiner-shm",
+                ["-io", "shm"]
+                + job(
+                    f"{ex}/shm_wordcount_mapper",
+                    f"{ex}/shm_wordcount_reducer",
+                    "-combiner",
+                    f"{ex}/shm_wordcount_reducer",
+                ),
+                {},
+            ),
             # The native Java WordCount with its combiner (the harness's workloads jar).
             ("java-wordcount-combiner", [JAVA, "wordcount", "-combiner"], {}),
         ],
@@ -96,34 +142,87 @@ def suites(home: Path) -> dict[str, list[tuple[str, list[str], dict]]]:
         # mostly start-up), over pipes, over the rings with bulk map input (the default) and
         # over the rings line by line.
         "inmem": [
-            ("inmem-pipes", job(f"{ex}/shm_wordcount_combining_mapper", f"{ex}/shm_wordcount_reducer"), {}),
-            ("inmem-shm-bulk", ["-io", "shm"] + job(f"{ex}/shm_wordcount_combining_mapper",
-                                                    f"{ex}/shm_wordcount_reducer"), {}),
-            ("inmem-shm-lines", ["-D", "hadoop.accel.shm.streaming.bulk.input=false", "-io", "shm"]
-             + job(f"{ex}/shm_wordcount_combining_mapper", f"{ex}/shm_wordcount_reducer"), {}),
+            (
+                "inmem-pipes",
+                job(f"{ex}/shm_wordcount_combining_mapper", f"{ex}/shm_wordcount_reducer"),
+                {},
+            ),
+            (
+                "inmem-shm-bulk",
+                ["-io", "shm"]
+                + job(f"{ex}/shm_wordcount_combining_mapper", f"{ex}/shm_wordcount_reducer"),
+                {},
+            ),
+            (
+                "inmem-shm-lines",
+                ["-D", "hadoop.accel.shm.streaming.bulk.input=false", "-io", "shm"]
+                + job(f"{ex}/shm_wordcount_combining_mapper", f"{ex}/shm_wordcount_reducer"),
+                {},
+            ),
         ],
         # Grep (matches of GREP_REGEX, summed, with a combiner): C and Python over both
         # transports. Python: the harness's stdlib scripts over pipes, the package over rings.
         "grep": [
-            ("grep-c-pipes", job(f"{ex}/shm_grep_mapper {GREP_REGEX}", f"{ex}/shm_wordcount_reducer",
-                                 "-combiner", f"{ex}/shm_wordcount_reducer"), {}),
-            ("grep-c-shm", ["-io", "shm"] + job(f"{ex}/shm_grep_mapper {GREP_REGEX}",
-                                                f"{ex}/shm_wordcount_reducer",
-                                                "-combiner", f"{ex}/shm_wordcount_reducer"), {}),
-            ("grep-py-pipes-unbuffered", job(f"{PYTHON} {STDLIB_PY}/grep_mapper.py {GREP_REGEX}",
-                                             f"{PYTHON} {STDLIB_PY}/grep_reducer.py"), unbuffered),
-            ("grep-py-package-unbuffered", ["-io", "shm", "-cmdenv", f"PYTHONPATH={shm}/python"]
-             + job(f"{PYTHON} {shm}/python/examples/grep_mapper.py {GREP_REGEX}", package[1]), unbuffered),
+            (
+                "grep-c-pipes",
+                job(
+                    f"{ex}/shm_grep_mapper {GREP_REGEX}",
+                    f"{ex}/shm_wordcount_reducer",
+                    "-combiner",
+                    f"{ex}/shm_wordcount_reducer",
+                ),
+                {},
+            ),
+            (
+                "grep-c-shm",
+                ["-io", "shm"]
+                + job(
+                    f"{ex}/shm_grep_mapper {GREP_REGEX}",
+                    f"{ex}/shm_wordcount_reducer",
+                    "-combiner",
+                    f"{ex}/shm_wordcount_reducer",
+                ),
+                {},
+            ),
+            (
+                "grep-py-pipes-unbuffered",
+                job(
+                    f"{PYTHON} {STDLIB_PY}/grep_mapper.py {GREP_REGEX}",
+                    f"{PYTHON} {STDLIB_PY}/grep_reducer.py",
+                ),
+                unbuffered,
+            ),
+            (
+                "grep-py-package-unbuffered",
+                ["-io", "shm", "-cmdenv", f"PYTHONPATH={shm}/python"]
+                + job(f"{PYTHON} {shm}/python/examples/grep_mapper.py {GREP_REGEX}", package[1]),
+                unbuffered,
+            ),
         ],
         # InvertedIndex (word -> documents; the input is split into several files): the same C
         # binaries and the same package scripts over pipes and over the rings.
         "index": [
-            ("index-c-pipes", job(f"{ex}/shm_inverted_index_mapper", f"{ex}/shm_inverted_index_reducer"), {}),
-            ("index-c-shm", ["-io", "shm"] + job(f"{ex}/shm_inverted_index_mapper",
-                                                 f"{ex}/shm_inverted_index_reducer"), {}),
-            ("index-py-pipes-unbuffered", ["-cmdenv", f"PYTHONPATH={shm}/python"] + index_py, unbuffered),
-            ("index-py-package-unbuffered", ["-io", "shm", "-cmdenv", f"PYTHONPATH={shm}/python"] + index_py,
-             unbuffered),
+            (
+                "index-c-pipes",
+                job(f"{ex}/shm_inverted_index_mapper", f"{ex}/shm_inverted_index_reducer"),
+                {},
+            ),
+            (
+                "index-c-shm",
+                ["-io", "shm"]
+                + job(f"{ex}/shm_inverted_index_mapper", f"{ex}/shm_inverted_index_reducer"),
+                {},
+            ),
+            (
+                "index-py-pipes-unbuffered",
+                ["-cmdenv", f"PYTHONPATH={shm}/python"] + index_py,
+                unbuffered,
+            ),
+            (
+                "index-py-package-unbuffered",
+                ["-io", "shm", "-cmdenv", f"PYTHONPATH={shm}/python"] + index_py,
+                unbuffered,
+            ),
         ],
     }
 
@@ -137,7 +236,9 @@ def generate(path: Path, mb: int, files: int = 4) -> None:
         with open(path / f"doc-{i}.txt", "w") as f:
             n = 0
             while n < (mb << 20) // files:
-                line = " ".join("w%d" % int(r.random() * r.random() * 10000) for _ in range(15)) + "\n"
+                line = (
+                    " ".join("w%d" % int(r.random() * r.random() * 10000) for _ in range(15)) + "\n"
+                )
                 f.write(line)
                 n += len(line)
 
@@ -150,8 +251,11 @@ log4j.appender.console.layout=org.apache.log4j.PatternLayout
 log4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p %c{2}: %m%n
 """
 LOG4J_FILE = "log4j-ms.properties"
-EXECUTOR_DONE = re.compile(rb"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) INFO mapred\.LocalJobRunner: "
-                           rb"(?:map|reduce) task executor complete\.$", re.M)
+EXECUTOR_DONE = re.compile(
+    rb"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) INFO mapred\.LocalJobRunner: "
+    rb"(?:map|reduce) task executor complete\.$",
+    re.M,
+)
 
 
 def job_end(log: bytes) -> float:
@@ -162,19 +266,33 @@ def job_end(log: bytes) -> float:
     return datetime.strptime(ends[-1].decode(), "%Y-%m-%d %H:%M:%S,%f").timestamp()
 
 
-def run(home: Path, out: Path, inp: Path, name: str, args: list[str],
-        env_extra: dict) -> tuple[float, float, str]:
+def run(
+    home: Path, out: Path, inp: Path, name: str, args: list[str], env_extra: dict
+) -> tuple[float, float, str]:
     target = out / f"out-{name}"
     subprocess.run(["rm", "-rf", str(target)], check=True)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # this shell sets it
     env |= {"HADOOP_HOME": str(home), "HADOOP_CONF_DIR": str(home / "etc/hadoop")}
     log4j = out / LOG4J_FILE  # written by main()
-    env["HADOOP_CLIENT_OPTS"] = (env.get("HADOOP_CLIENT_OPTS", "") + f" -Dlog4j.configuration=file:{log4j}").strip()
-    local = ["-D", "mapreduce.framework.name=local", "-D", "fs.defaultFS=file:///",
-             "-D", "mapreduce.job.reduces=1"]
+    env["HADOOP_CLIENT_OPTS"] = (
+        env.get("HADOOP_CLIENT_OPTS", "") + f" -Dlog4j.configuration=file:{log4j}"
+    ).strip()
+    local = [
+        "-D",
+        "mapreduce.framework.name=local",
+        "-D",
+        "fs.defaultFS=file:///",
+        "-D",
+        "mapreduce.job.reduces=1",
+    ]
     if args[0] == JAVA:  # jar program -D... options input output
         jar = next((home / "share/hadoop/mapreduce").glob("hadoop-accel-workloads-*.jar"))
-        cmd = [str(home / "bin/hadoop"), "jar", str(jar), args[1]] + local + args[2:] + [str(inp), str(target)]
+        cmd = (
+            [str(home / "bin/hadoop"), "jar", str(jar), args[1]]
+            + local
+            + args[2:]
+            + [str(inp), str(target)]
+        )
     else:
         streaming = next((home / "share/hadoop/tools/lib").glob("hadoop-streaming-*.jar"))
         generic = []  # leading "-D k=v" of a variant: generic options go before streaming's
@@ -190,12 +308,14 @@ def run(home: Path, out: Path, inp: Path, name: str, args: list[str],
     if p.returncode != 0:
         (out / f"{name}.log").write_bytes(p.stdout)
         raise SystemExit(f"{name} failed (exit {p.returncode}): {out / (name + '.log')}")
-    digest = hashlib.md5(b"".join(f.read_bytes() for f in sorted(target.glob("part-*")))).hexdigest()
+    digest = hashlib.md5(
+        b"".join(f.read_bytes() for f in sorted(target.glob("part-*")))
+    ).hexdigest()
     try:
         took = job_end(p.stdout) - start_wall
     except ValueError as e:
         (out / f"{name}.log").write_bytes(p.stdout)
-        raise SystemExit(f"{name}: {e}: {out / (name + '.log')}")
+        raise SystemExit(f"{name}: {e}: {out / (name + '.log')}") from e
     return took, wall, digest
 
 
@@ -206,7 +326,9 @@ def main() -> None:
     ap.add_argument("--mb", type=int, default=64)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--suite", choices=["python", "c", "inmem", "grep", "index"], default="python")
-    ap.add_argument("--smoke", action="store_true", help="pipes vs rings, 1 MB, one round, no warm-up (CI)")
+    ap.add_argument(
+        "--smoke", action="store_true", help="pipes vs rings, 1 MB, one round, no warm-up (CI)"
+    )
     a = ap.parse_args()
     if a.smoke:
         a.suite, a.mb, a.rounds = "inmem", 1, 1
@@ -217,7 +339,7 @@ def main() -> None:
     inp = out / f"input-{a.mb}m"
     if not inp.exists():
         generate(inp, a.mb)
-    variants = suites(home)[a.suite][:2 if a.smoke else None]
+    variants = suites(home)[a.suite][: 2 if a.smoke else None]
     times: dict[str, list[float]] = {v[0]: [] for v in variants}
     walls: dict[str, list[float]] = {v[0]: [] for v in variants}
     digests: dict[str, set] = {v[0]: set() for v in variants}
@@ -225,8 +347,11 @@ def main() -> None:
         for name, args, env_extra in variants:
             took, wall, digest = run(home, out, inp, name, args, env_extra)
             digests[name].add(digest)
-            print(f"round {rnd}{' (warm-up)' if rnd == 0 else ''} {name}: job {took:.2f}s"
-                  f" (exit after {wall:.1f}s)", flush=True)
+            print(
+                f"round {rnd}{' (warm-up)' if rnd == 0 else ''} {name}: job {took:.2f}s"
+                f" (exit after {wall:.1f}s)",
+                flush=True,
+            )
             if rnd > 0:
                 times[name].append(took)
                 walls[name].append(wall)
@@ -235,24 +360,49 @@ def main() -> None:
     rows = []
     for name in times:
         c = stats.compare("job_s", times[base], times[name])
-        rows.append({"variant": name, "median_s": c.b.median, "min_s": c.b.min, "max_s": c.b.max,
-                     "vs_" + base: c.ratio, "pair_ratio_min": c.pair_ratios.min,
-                     "pair_ratio_max": c.pair_ratios.max, "times_s": times[name],
-                     "wall_times_s": walls[name]})
-    result = {"suite": a.suite, "input_mb": a.mb, "rounds": a.rounds, "python": PYTHON,
-              "identical_outputs": len(all_digests) == 1, "variants": rows}
+        rows.append(
+            {
+                "variant": name,
+                "median_s": c.b.median,
+                "min_s": c.b.min,
+                "max_s": c.b.max,
+                "vs_" + base: c.ratio,
+                "pair_ratio_min": c.pair_ratios.min,
+                "pair_ratio_max": c.pair_ratios.max,
+                "times_s": times[name],
+                "wall_times_s": walls[name],
+            }
+        )
+    result = {
+        "suite": a.suite,
+        "input_mb": a.mb,
+        "rounds": a.rounds,
+        "python": PYTHON,
+        "identical_outputs": len(all_digests) == 1,
+        "variants": rows,
+    }
     (out / f"{a.suite}.json").write_text(json.dumps(result, indent=1))
-    lines = [f"local job runner, {a.mb} MB, {a.rounds} interleaved rounds after {warmup} warm-up; "
-             f"job time to the last task executor's end; outputs identical: {result['identical_outputs']}",
-             f"| variant | median s [min–max] | time / {base} (speed-up) | per-round ratios |", "|---|---|---|---|"]
+    lines = [
+        f"local job runner, {a.mb} MB, {a.rounds} interleaved rounds after {warmup} warm-up; "
+        "job time to the last task executor's end; outputs identical: "
+        f"{result['identical_outputs']}",
+        f"| variant | median s [min–max] | time / {base} (speed-up) | per-round ratios |",
+        "|---|---|---|---|",
+    ]
     for r in rows:
         ratio = r["vs_" + base]
-        lines.append(f"| {r['variant']} | {r['median_s']:.2f} [{r['min_s']:.2f}–{r['max_s']:.2f}] | "
-                     f"{ratio:.3f} ({1 / ratio:.2f}×) | {r['pair_ratio_min']:.3f}–{r['pair_ratio_max']:.3f} |")
+        lines.append(
+            f"| {r['variant']} | {r['median_s']:.2f} [{r['min_s']:.2f}–{r['max_s']:.2f}] | "
+            f"{ratio:.3f} ({1 / ratio:.2f}×) | "
+            f"{r['pair_ratio_min']:.3f}–{r['pair_ratio_max']:.3f} |"
+        )
     (out / f"{a.suite}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     if not result["identical_outputs"]:
-        raise SystemExit("outputs differ between variants: " + json.dumps({k: sorted(v) for k, v in digests.items()}))
+        raise SystemExit(
+            "outputs differ between variants: "
+            + json.dumps({k: sorted(v) for k, v in digests.items()})
+        )
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@ def syscall_counts(path, exe):
         raise SystemExit("%s: no execve of %s" % (path, exe))
     prog = Counter()
     pipes = set()
-    for pid, name, args, res in rows:
+    for pid, name, args, _res in rows:
         if pid not in program:
             continue
         fd = FD.match(args)
@@ -75,7 +75,7 @@ def syscall_counts(path, exe):
             length = int(args.split(",")[1])
             rings.append((int(res.split()[0], 16), int(res.split()[0], 16) + length))
     task = Counter()
-    for pid, name, args, res in rows:
+    for pid, name, args, _res in rows:
         if pid in program:
             continue
         fd = FD.match(args)
@@ -167,7 +167,10 @@ def channel_switches(r, rings):
 
 def records(path):
     text = open(path, errors="replace").read()
-    get = lambda key: int(re.search(key + r"=(\d+)", text).group(1))
+
+    def get(key):
+        return int(re.search(key + r"=(\d+)", text).group(1))
+
     return get("Map input records") + get("Map output records")
 
 
@@ -229,7 +232,10 @@ def main(out):
                 wa = a["switches_program"][0] + a["switches_task"][0]
                 wb = b["switches_program"][0] + b["switches_task"][0]
                 ca, cb = channel_switches(a, False), channel_switches(b, True)
-                per = lambda x, r: x / r["records_moved"]
+
+                def per(x, r):
+                    return x / r["records_moved"]
+
                 print("  %-20s vs %-22s syscalls %8.1fx   context switches %6.1fx"
                       "   on channel %6.1fx" % (
                           other, name, per(sa, a) / max(per(sb, b), 1e-12),

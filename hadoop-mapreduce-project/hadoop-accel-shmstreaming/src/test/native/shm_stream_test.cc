@@ -6,13 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <sys/wait.h>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -50,8 +50,9 @@ TEST(Stream, LinesOfEveryShapeComeBackAsRecords) {
   ASSERT_EQ(0, hshm_ring_create((base + ".in").c_str(), 64 * 1024, HSHM_WRITER, &in));
   ASSERT_EQ(0, hshm_ring_create((base + ".out").c_str(), 64 * 1024, HSHM_READER, &out));
 
-  std::vector<std::string> lines = {"", "hello\tworld", std::string(600 * 1024, 'x'),
-                                    "\xff\xfe\x80 not utf-8", "", "no tab here"};
+  std::vector<std::string> lines = {
+      "", "hello\tworld", std::string(600 * 1024, 'x'), "\xff\xfe\x80 not utf-8",
+      "", "no tab here"};
   for (int i = 0; i < 20000; i++) lines.push_back("w" + std::to_string(i));
   lines.push_back("last line without a newline");
 
@@ -103,9 +104,10 @@ TEST(Stream, LinesOfEveryShapeComeBackAsRecords) {
 
 TEST(Stream, InputWithoutTheHandshakeFailsClearly) {
   // What a program reads when the job runs it over pipes: records, not the handshake.
-  for (const std::string& text : {std::string("hello\tworld\n"), std::string("hadoop-shm 2\ta\tb\n"),
-                                  std::string("hadoop-shm 1\tonly-one-path\n"),
-                                  std::string("hadoop-shm 1\ta\tb"), std::string(20000, 'h')}) {
+  for (const std::string& text :
+       {std::string("hello\tworld\n"), std::string("hadoop-shm 2\ta\tb\n"),
+        std::string("hadoop-shm 1\tonly-one-path\n"), std::string("hadoop-shm 1\ta\tb"),
+        std::string(20000, 'h')}) {
     int fd = pipe_with(text);
     ASSERT_GE(fd, 0);
     errno = 0;
@@ -157,7 +159,8 @@ std::string run_over_pipes(const std::string& stdin_text, bool shm_task) {
     size_t len;
     while (hshm_stream_read_line(s, &line, &len) == 1) {
       if (hshm_stream_write_record(s, "len", 3, std::to_string(len).c_str(),
-                                   std::to_string(len).size()) != 0) _exit(11);
+                                   std::to_string(len).size()) != 0)
+        _exit(11);
     }
     _exit(hshm_stream_close(s) == 0 ? 0 : 12);
   }

@@ -35,8 +35,14 @@ def run_program(argv, data, env_extra=None):
         attempt = "attempt_1_0001_m_000001_0"
         base = os.path.join(d, "hadoop-shm-" + attempt)
         ring_in, ring_out = ctypes.c_void_p(), ctypes.c_void_p()
-        assert lib.hshm_ring_create((base + ".in").encode(), 1 << 20, WRITER, ctypes.byref(ring_in)) == 0
-        assert lib.hshm_ring_create((base + ".out").encode(), 1 << 20, READER, ctypes.byref(ring_out)) == 0
+        assert (
+            lib.hshm_ring_create((base + ".in").encode(), 1 << 20, WRITER, ctypes.byref(ring_in))
+            == 0
+        )
+        assert (
+            lib.hshm_ring_create((base + ".out").encode(), 1 << 20, READER, ctypes.byref(ring_out))
+            == 0
+        )
         env = dict(os.environ, PYTHONPATH=PACKAGE_DIR, **(env_extra or {}),
                    stream_map_input_writer_class="io.hadoopaccel.streaming.shm.ShmTextInputWriter")
         proc = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE)
@@ -68,7 +74,7 @@ def test_python_script():
     lines = [b"\n", b"hello\tworld\n", b"x" * 700000 + b"\n", b"\xff\xfe\x80 not utf-8\n"]
     lines += [b"w%d\n" % i for i in range(50000)]
     lines.append(b"last without newline")
-    expected = b"".join(b"%d\t" % len(l) + l for l in lines)
+    expected = b"".join(b"%d\t" % len(ln) + ln for ln in lines)
     got = run_program([sys.executable, "-c", SCRIPT], b"".join(lines))
     assert got == expected, (len(got), len(expected))
 
@@ -79,7 +85,9 @@ def test_c_wordcount():
     examples = os.environ["HADOOP_SHM_EXAMPLES"]
     mapped = run_program([os.path.join(examples, "shm_wordcount_mapper")], text)
     assert mapped == b"".join(w + b"\t1\n" for w in words)
-    shuffled = b"".join(sorted(mapped.splitlines(keepends=True)))  # what the shuffle would hand over
+    shuffled = b"".join(
+        sorted(mapped.splitlines(keepends=True))
+    )  # what the shuffle would hand over
     reduced = run_program([os.path.join(examples, "shm_wordcount_reducer")], shuffled)
     counts = {}
     for w in words:

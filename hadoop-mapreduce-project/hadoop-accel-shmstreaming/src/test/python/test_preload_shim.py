@@ -63,12 +63,12 @@ LINES = [b"\n", b"hello\tworld\n", b"x" * 700000 + b"\n", b"\xff\xfe\x80 not utf
 LINES += [b"w%d\n" % i for i in range(50000)]
 LINES.append(b"last without newline")
 DATA = b"".join(LINES)
-TEXT_LINES = [l for l in LINES if b"\xff" not in l]  # text-mode stdin decodes UTF-8
+TEXT_LINES = [ln for ln in LINES if b"\xff" not in ln]  # text-mode stdin decodes UTF-8
 TEXT_DATA = b"".join(TEXT_LINES)
 
 
 def numbered(lines):
-    return b"".join(b"%d\t" % len(l) + l for l in lines)
+    return b"".join(b"%d\t" % len(ln) + ln for ln in lines)
 
 
 class Result:
@@ -82,7 +82,7 @@ class Result:
 
 
 def program_env(extra=None):
-    """The task's environment for the program: the shim preloaded, PYTHONUNBUFFERED only if asked."""
+    """The task's environment for the program: the shim preloaded, PYTHONUNBUFFERED if asked."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONUNBUFFERED", "HADOOP_SHM_PRELOAD_OWNER")}
     env["LD_PRELOAD"] = PRELOAD
@@ -110,8 +110,14 @@ def run_task(argv, data, env_extra=None, timeout=60, capacity=1 << 20):
     with tempfile.TemporaryDirectory() as d:
         base = os.path.join(d, "hadoop-shm-attempt_1_0001_m_000001_0")
         ring_in, ring_out = ctypes.c_void_p(), ctypes.c_void_p()
-        assert lib.hshm_ring_create((base + ".in").encode(), capacity, WRITER, ctypes.byref(ring_in)) == 0
-        assert lib.hshm_ring_create((base + ".out").encode(), capacity, READER, ctypes.byref(ring_out)) == 0
+        assert (
+            lib.hshm_ring_create((base + ".in").encode(), capacity, WRITER, ctypes.byref(ring_in))
+            == 0
+        )
+        assert (
+            lib.hshm_ring_create((base + ".out").encode(), capacity, READER, ctypes.byref(ring_out))
+            == 0
+        )
         env = program_env(env_extra)
         started = time.monotonic()
         proc = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -176,7 +182,7 @@ def test_python_scripts():
             check_ok(name + " " + label, r, DATA, numbered(LINES))
     # A child whose output the script captures is fine: only the inherited fd 0/1 are refused.
     r = run_task([PY, "-c", CHILD_SCRIPT], DATA)
-    check_ok("subprocess", r, DATA, b"".join(b"child\t" + l for l in LINES))
+    check_ok("subprocess", r, DATA, b"".join(b"child\t" + ln for ln in LINES))
 
 
 def test_c_stdio_program():

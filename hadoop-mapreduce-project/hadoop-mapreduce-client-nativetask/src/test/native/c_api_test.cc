@@ -57,10 +57,9 @@ TEST(CApi, ResponsePrefixRoundTrip) {
 
 TEST(CApi, IndexLookup) {
   // Two partitions in Hadoop's layout; CRC-32 computed by Python's zlib.crc32 for these bytes.
-  std::vector<uint8_t> bytes = {
-      0, 0, 0, 0, 0, 0, 0, 0,    0, 0, 0, 0, 0, 0, 0, 100,  0, 0, 0, 0, 0, 0, 0, 60,
-      0, 0, 0, 0, 0, 0, 0, 60,   0, 0, 0, 0, 0, 0, 0, 200,  0, 0, 0, 0, 0, 0, 0, 90,
-      0, 0, 0, 0, 139, 175, 153, 164};
+  std::vector<uint8_t> bytes = {0, 0,   0, 0, 0,  0, 0, 0, 0, 0,  0, 0, 0,  0, 0,   100, 0,   0,  0,
+                                0, 0,   0, 0, 60, 0, 0, 0, 0, 0,  0, 0, 60, 0, 0,   0,   0,   0,  0,
+                                0, 200, 0, 0, 0,  0, 0, 0, 0, 90, 0, 0, 0,  0, 139, 175, 153, 164};
   ScratchDir dir;
   std::string path = dir.Write("file.out.index", bytes);
   uint32_t parts = 0;

@@ -30,12 +30,11 @@ class EpollServerTest : public ::testing::Test {
     DataEngine::Config dc;
     dc.local_dirs = {dir1_.path(), dir2_.path()};
     engine_ = std::make_unique<DataEngine>(dc, &jobs_, pool_.get(), AuthorizeFetchMac);
-    server_ = std::make_unique<EpollServer>(
-        engine_.get(), pool_.get(), cfg,
-        [this](const FetchRequest&, const std::string& peer) {
-          ++unauthorized_;
-          EXPECT_NE(peer.find("127.0.0.1:"), std::string::npos);
-        });
+    server_ = std::make_unique<EpollServer>(engine_.get(), pool_.get(), cfg,
+                                            [this](const FetchRequest&, const std::string& peer) {
+                                              ++unauthorized_;
+                                              EXPECT_NE(peer.find("127.0.0.1:"), std::string::npos);
+                                            });
     ASSERT_EQ(server_->Start({"127.0.0.1", 0}), 0);
   }
 
@@ -45,8 +44,8 @@ class EpollServerTest : public ::testing::Test {
     for (int m = 0; m < maps; ++m) {
       std::vector<size_t> s;
       for (int p = 0; p < partitions; ++p) s.push_back(sizes[(m * 3 + p) % 8]);
-      WriteMapOutput(m % 2 ? dir1_.path() : dir2_.path(), kUser, kJob, AttemptOf(kJob, m), s,
-                     &rng_, &outputs_);
+      WriteMapOutput(m % 2 ? dir1_.path() : dir2_.path(), kUser, kJob, AttemptOf(kJob, m), s, &rng_,
+                     &outputs_);
     }
   }
 
@@ -121,8 +120,7 @@ TEST_F(EpollServerTest, TwoDiskAndTwoNetworkThreadsServeTheSameBytes) {
 }
 
 TEST_F(EpollServerTest, ReadAheadServesTheNextChunkFromMemory) {
-  WriteMapOutput(dir1_.path(), kUser, kJob, AttemptOf(kJob, 0), {20 * kBuf + 5}, &rng_,
-                 &outputs_);
+  WriteMapOutput(dir1_.path(), kUser, kJob, AttemptOf(kJob, 0), {20 * kBuf + 5}, &rng_, &outputs_);
   Start(16);
   EXPECT_TRUE(PullEverything(1));  // one request at a time, as a merge draining a segment
   PipelinedEngine::Stats es = server_->engine_stats();
@@ -198,8 +196,7 @@ TEST_F(EpollServerTest, RefusalsAreAnsweredAndJunkClosesOnlyItsConnection) {
 
   auto junk = Connect();
   const char http[] = "GET /mapOutput?job=job_1&map=../../../etc/passwd HTTP/1.1\r\n\r\n";
-  ASSERT_EQ(junk->SendFrame(reinterpret_cast<const uint8_t*>(http), sizeof(http) - 1, nullptr,
-                            0),
+  ASSERT_EQ(junk->SendFrame(reinterpret_cast<const uint8_t*>(http), sizeof(http) - 1, nullptr, 0),
             0);
   uint8_t b;
   EXPECT_EQ(junk->RecvExact(&b, 1), ECONNRESET);

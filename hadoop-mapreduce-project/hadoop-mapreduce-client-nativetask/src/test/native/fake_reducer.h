@@ -74,8 +74,8 @@ class FakeReducer {
     EXPECT_EQ(DecodeRegistered(body_.data(), body_.size(), &out), WireStatus::kOk);
     // The NetMerger proves the job secret over both nonces, as the Java reduce checks.
     if (out.status == RegisterStatus::kOk)
-      EXPECT_TRUE(MacEquals(out.proof, RegisteredMac(secret, job, kPartition, hello_.nonce,
-                                                     r.client_nonce)));
+      EXPECT_TRUE(MacEquals(out.proof,
+                            RegisteredMac(secret, job, kPartition, hello_.nonce, r.client_nonce)));
     else
       EXPECT_TRUE(out.proof.empty());
     return out;

@@ -8,8 +8,8 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cstring>
 #include <chrono>
+#include <cstring>
 #include <functional>
 #include <future>
 #include <list>
@@ -85,7 +85,8 @@ class FakeSupplier {
         h.raw_length = kPart;
         h.part_length = kPart;
         h.chunk_offset = req.offset;
-        h.chunk_length = static_cast<uint32_t>(std::min<uint64_t>(req.max_length, kPart - req.offset));
+        h.chunk_length =
+            static_cast<uint32_t>(std::min<uint64_t>(req.max_length, kPart - req.offset));
         for (uint32_t i = 0; i < h.chunk_length; ++i)
           chunk.push_back(static_cast<uint8_t>(req.offset + i + req.partition));
       }
@@ -145,7 +146,8 @@ TEST(FetchClientTest, BusyIsRetried) {
 
 TEST(FetchClientTest, ADroppedConnectionIsRetriedOnANewOne) {
   auto tcp = MakeTcpTransport();
-  FakeSupplier s(tcp.get(), [](int n, const FetchRequest&) { return n == 0 ? FakeSupplier::kDrop : 0; });
+  FakeSupplier s(tcp.get(),
+                 [](int n, const FetchRequest&) { return n == 0 ? FakeSupplier::kDrop : 0; });
   FetchClient client(tcp.get(), Fast());
   FetchOutcome o = FetchOne(&client, Target(s.endpoint()), 8192);
   ASSERT_TRUE(o.ok) << o.error;

@@ -16,7 +16,7 @@ std::vector<Rec> SomeRecords() {
   recs.push_back({TextKey(""), {}});
   recs.push_back({TextKey("a"), Bytes(1, 'x')});
   recs.push_back({TextKey(std::string(130, 'k')), Bytes(300, 'v')});  // 2-byte vints
-  recs.push_back({TextKey("z"), Bytes(70000, 'w')});                   // 3-byte value vint
+  recs.push_back({TextKey("z"), Bytes(70000, 'w')});                  // 3-byte value vint
   return recs;
 }
 
@@ -32,8 +32,9 @@ TEST(VIntTest, MatchesWritableUtilsEncoding) {
   AppendVLong(&b, -113);
   AppendVLong(&b, 70000);
   EXPECT_EQ(b, Bytes({0x7F, 0x8F, 0x80, 0x90, 0x87, 0x70, 0x8D, 0x01, 0x11, 0x70}));
-  for (int64_t v : std::initializer_list<int64_t>{0ll, 1ll, -1ll, 127ll, 128ll, -112ll, -113ll, 255ll, 256ll, 65535ll,
-                    -65536ll, 1ll << 40, INT64_MAX, INT64_MIN}) {
+  for (int64_t v :
+       std::initializer_list<int64_t>{0ll, 1ll, -1ll, 127ll, 128ll, -112ll, -113ll, 255ll, 256ll,
+                                      65535ll, -65536ll, 1ll << 40, INT64_MAX, INT64_MIN}) {
     Bytes e;
     AppendVLong(&e, v);
     EXPECT_EQ(e.size(), VLongSize(v)) << v;

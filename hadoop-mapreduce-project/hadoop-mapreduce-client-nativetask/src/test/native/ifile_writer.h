@@ -117,8 +117,8 @@ inline Bytes ReferenceMerge(const std::vector<std::vector<Rec>>& segments, uint8
     for (const Rec& r : segments[i]) all.push_back({i, &r});
   auto cmp = hadoop_accel::jbs::ComparatorFor(key_type);
   std::stable_sort(all.begin(), all.end(), [cmp](const auto& a, const auto& b) {
-    int c = cmp(a.second->key.data(), a.second->key.size(), b.second->key.data(),
-                b.second->key.size());
+    int c =
+        cmp(a.second->key.data(), a.second->key.size(), b.second->key.data(), b.second->key.size());
     return c != 0 ? c < 0 : a.first < b.first;
   });
   std::vector<Rec> sorted;

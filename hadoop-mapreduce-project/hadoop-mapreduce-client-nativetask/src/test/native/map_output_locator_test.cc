@@ -38,11 +38,14 @@ TEST(MapOutputLocator, SearchesEveryLocalDir) {
   MapOutputLocator loc({d1.path(), d2.path()});
   MapOutputPaths p;
   std::string why;
-  ASSERT_EQ(Located::kFound, loc.Locate("bob", ::getuid(), "job_17_0002", "attempt_17_0002_m_000004_1", &p, &why));
+  ASSERT_EQ(Located::kFound,
+            loc.Locate("bob", ::getuid(), "job_17_0002", "attempt_17_0002_m_000004_1", &p, &why));
   EXPECT_EQ(p.index, d2.path() + "/" + rel + "/file.out.index");
   EXPECT_EQ(p.data, d2.path() + "/" + rel + "/file.out");
-  EXPECT_EQ(Located::kMissing, loc.Locate("bob", ::getuid(), "job_17_0002", "attempt_17_0002_m_000005_1", &p, &why));
-  EXPECT_EQ(Located::kMissing, loc.Locate("eve", ::getuid(), "job_17_0002", "attempt_17_0002_m_000004_1", &p, &why));
+  EXPECT_EQ(Located::kMissing,
+            loc.Locate("bob", ::getuid(), "job_17_0002", "attempt_17_0002_m_000005_1", &p, &why));
+  EXPECT_EQ(Located::kMissing,
+            loc.Locate("eve", ::getuid(), "job_17_0002", "attempt_17_0002_m_000004_1", &p, &why));
 }
 
 // LocalDirAllocator places file.out and file.out.index independently: each is found on its own.
@@ -55,9 +58,11 @@ TEST(MapOutputLocator, FindsDataAndIndexInDifferentLocalDirs) {
   MapOutputLocator loc({d1.path(), d2.path(), d3.path()});
   MapOutputPaths p;
   std::string why;
-  EXPECT_EQ(Located::kMissing, loc.Locate("bob", ::getuid(), "job_17_0002", "attempt_17_0002_m_000001_0", &p, &why));  // no data
+  EXPECT_EQ(Located::kMissing, loc.Locate("bob", ::getuid(), "job_17_0002",
+                                          "attempt_17_0002_m_000001_0", &p, &why));  // no data
   ScratchDir::WriteAt(d1.path() + "/" + rel + "/file.out", {2});
-  ASSERT_EQ(Located::kFound, loc.Locate("bob", ::getuid(), "job_17_0002", "attempt_17_0002_m_000001_0", &p, &why));
+  ASSERT_EQ(Located::kFound,
+            loc.Locate("bob", ::getuid(), "job_17_0002", "attempt_17_0002_m_000001_0", &p, &why));
   EXPECT_EQ(p.index, d3.path() + "/" + rel + "/file.out.index");
   EXPECT_EQ(p.data, d1.path() + "/" + rel + "/file.out");
 }

@@ -30,7 +30,8 @@ class MofServerTest : public ::testing::Test {
     DataEngine::Config cfg;
     cfg.local_dirs = {dir1_.path(), dir2_.path()};
     engine_ = std::make_unique<DataEngine>(
-        cfg, &jobs_, &pool_, [](const FetchRequest& r, const JobInfo&) { return r.auth == kToken; });
+        cfg, &jobs_, &pool_,
+        [](const FetchRequest& r, const JobInfo&) { return r.auth == kToken; });
     transport_ = MakeTcpTransport();
     server_ = std::make_unique<MofServer>(transport_.get(), engine_.get(), &pool_);
     ASSERT_EQ(server_->Start({"127.0.0.1", 0}), 0);

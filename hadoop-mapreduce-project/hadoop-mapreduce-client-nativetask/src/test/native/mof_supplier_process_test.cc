@@ -19,9 +19,9 @@ const std::string kSecretHex = "7333637265742d6a6f622d746f6b656e";  // kSecret i
 constexpr uint32_t kBuf = 8192;
 
 // A request frame built byte by byte, so tests can send what EncodeRequest would refuse.
-std::vector<uint8_t> RawRequest(uint64_t id, uint32_t partition, uint64_t offset,
-                                uint32_t max_len, const std::string& job,
-                                const std::string& attempt, const std::string& auth) {
+std::vector<uint8_t> RawRequest(uint64_t id, uint32_t partition, uint64_t offset, uint32_t max_len,
+                                const std::string& job, const std::string& attempt,
+                                const std::string& auth) {
   std::vector<uint8_t> body(24);
   StoreBe64(body.data(), id);
   StoreBe32(body.data() + 8, partition);
@@ -279,9 +279,9 @@ TEST_F(SupplierProcessTest, BadArgumentsExitTwoNamingTheOption) {
       logs_.path() + "/bad.log");
   EXPECT_EQ(d->WaitExit(std::chrono::seconds(5)), 2);
   EXPECT_NE(d->Stderr().find("jbs_mof_supplier: --buffer-bytes"), std::string::npos);
-  auto e = std::make_unique<SupplierProcess>(
-      JBS_MOF_SUPPLIER_BIN, std::vector<std::string>{"--local-dirs", dir1_.path()},
-      logs_.path() + "/bad2.log");
+  auto e = std::make_unique<SupplierProcess>(JBS_MOF_SUPPLIER_BIN,
+                                             std::vector<std::string>{"--local-dirs", dir1_.path()},
+                                             logs_.path() + "/bad2.log");
   EXPECT_EQ(e->WaitExit(std::chrono::seconds(5)), 2);
   EXPECT_NE(e->Stderr().find("--listen"), std::string::npos);
 }
@@ -295,20 +295,19 @@ TEST_F(SupplierProcessTest, AFloodOfBadMacsIsAnsweredButBarelyLogged) {
   // client sends them all before reading: their 52 KB of answers fit the socket buffers.)
   const std::string a0 = AttemptOf(kJob, 0);
   std::vector<uint8_t> flood;
-  for (uint64_t i = 1; i <= 1000; ++i)
-    {
-      std::vector<uint8_t> f = RawRequest(i, 0, 0, kBuf, kJob, a0, std::string(20, 'x'));
-      flood.insert(flood.end(), f.begin(), f.end());
-    }
+  for (uint64_t i = 1; i <= 1000; ++i) {
+    std::vector<uint8_t> f = RawRequest(i, 0, 0, kBuf, kJob, a0, std::string(20, 'x'));
+    flood.insert(flood.end(), f.begin(), f.end());
+  }
   std::thread fetcher([&] { EXPECT_TRUE(PullEverything(port)); });
   std::vector<uint8_t> answers = SendRaw(port, flood, /*half_close=*/true);
   fetcher.join();
   ASSERT_EQ(answers.size(), 1000 * kResponsePrefixSize);
   for (size_t i = 0; i < 1000; ++i) {
     FetchResponseHeader h;
-    ASSERT_EQ(DecodeResponsePrefix(answers.data() + i * kResponsePrefixSize, kResponsePrefixSize,
-                                   &h),
-              WireStatus::kOk);
+    ASSERT_EQ(
+        DecodeResponsePrefix(answers.data() + i * kResponsePrefixSize, kResponsePrefixSize, &h),
+        WireStatus::kOk);
     EXPECT_EQ(h.request_id, i + 1);
     EXPECT_EQ(h.status, ResponseStatus::kUnauthorized);
   }

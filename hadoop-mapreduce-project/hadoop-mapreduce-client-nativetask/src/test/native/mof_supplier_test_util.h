@@ -143,7 +143,7 @@ class PipelinedFetcher {
   struct Stream {
     std::string attempt;
     uint32_t partition = 0;
-    bool known = false;      // length learnt from the first answer
+    bool known = false;  // length learnt from the first answer
     bool first_sent = false;
     uint64_t length = 0, next = 0, received = 0;
     std::deque<uint64_t> retry;

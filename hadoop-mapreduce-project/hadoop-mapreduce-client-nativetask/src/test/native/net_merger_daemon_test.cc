@@ -109,8 +109,8 @@ TEST(NetMergerDaemonTest, RefusesASocketDirOfAnotherUserAndCreatesItsOwn) {
   Child c = Spawn({"--socket", theirs + "/m.sock", "--spill-dirs", dir.path()});
   EXPECT_EQ(Wait(&c), 1);
   std::string mine = dir.path() + "/mine";
-  Child d = Spawn({"--socket", mine + "/m.sock", "--spill-dirs", dir.path(),
-                   "--socket-access", "any"});
+  Child d =
+      Spawn({"--socket", mine + "/m.sock", "--spill-dirs", dir.path(), "--socket-access", "any"});
   EXPECT_EQ(Line(d.out), "READY " + mine + "/m.sock");
   struct stat st;
   ASSERT_EQ(stat(mine.c_str(), &st), 0);

@@ -69,8 +69,7 @@ class NetMergerE2eTest : public ::testing::Test {
   }
 
   // Writes map `index`'s file.out + index with 3 partitions; partition kPartition holds recs.
-  Bytes WriteMap(uint32_t index, const std::vector<Rec>& recs, bool zlib,
-                 uint32_t try_number = 0) {
+  Bytes WriteMap(uint32_t index, const std::vector<Rec>& recs, bool zlib, uint32_t try_number = 0) {
     std::string dir =
         local_.path() + "/" + AttemptOutputDir("alice", kJob, Attempt(index, try_number));
     std::filesystem::create_directories(dir);
@@ -130,7 +129,8 @@ class NetMergerE2eTest : public ::testing::Test {
 
   size_t SpillFiles() const {
     size_t n = 0;
-    for (auto& e : std::filesystem::directory_iterator(spill_.path())) n += e.path().empty() ? 0 : 1;
+    for (auto& e : std::filesystem::directory_iterator(spill_.path()))
+      n += e.path().empty() ? 0 : 1;
     return n;
   }
 
@@ -183,14 +183,15 @@ TEST_F(NetMergerE2eTest, HierarchicalMergeUnderATinyBudgetGivesTheSameStream) {
 }
 
 TEST_F(NetMergerE2eTest, SegmentsAreFetchedWholeAheadOfTheMergeWhenTheBudgetAllows) {
-  StartMerger();  // 256 MiB: everything fits
+  StartMerger();                                       // 256 MiB: everything fits
   auto data = RandomTextSegments(rng_, 8, 200, 3000);  // several 4 KiB chunks per segment
   Bytes stream;
   EndStats end = RunJob(data, false, &stream, [this](uint64_t disk_total) {
     // Before MERGE the NetMerger already holds every byte, not just first chunks.
-    EXPECT_TRUE(WaitFor([&] { return merger_->read_ahead_held_bytes() ==
-                                     static_cast<int64_t>(disk_total); }))
-        << merger_->read_ahead_held_bytes() << " of " << disk_total;
+    EXPECT_TRUE(WaitFor([&] {
+      return merger_->read_ahead_held_bytes() == static_cast<int64_t>(disk_total);
+    })) << merger_->read_ahead_held_bytes()
+        << " of " << disk_total;
   });
   EXPECT_EQ(stream, ReferenceMerge(data, 1));
   EXPECT_EQ(end.merge_passes, 1u);
@@ -222,12 +223,12 @@ TEST(ReadAheadBudgetTest, NeededChunksAlwaysCountReadAheadOnlyWithinWhatInputsLe
   EXPECT_TRUE(b.TryTake(400));
   EXPECT_EQ(b.held(), 600);
   EXPECT_FALSE(b.TryTake(1));
-  inputs = 3;                   // a new input's chunks come first
+  inputs = 3;  // a new input's chunks come first
   EXPECT_FALSE(b.TryTake(1));
   b.Give(300);
   EXPECT_TRUE(b.TryTake(100));  // 300 + 100 <= 1000 - 600
   EXPECT_FALSE(b.TryTake(1));
-  b.Take(5000);                 // needed chunks may exceed it; read-ahead then waits
+  b.Take(5000);  // needed chunks may exceed it; read-ahead then waits
   EXPECT_FALSE(b.TryTake(1));
 }
 
@@ -302,7 +303,8 @@ TEST_F(NetMergerE2eTest, CorruptedSegmentByteIsAnError) {
   data[1].push_back({TextKey("zzz"), Bytes(500, 7)});  // a long value to corrupt
   for (uint32_t i = 0; i < data.size(); ++i) WriteMap(i, data[i], false);
   // Flip one byte inside map 1's partition (the last record's value, before the trailer).
-  std::string file = local_.path() + "/" + AttemptOutputDir("alice", kJob, Attempt(1)) + "/file.out";
+  std::string file =
+      local_.path() + "/" + AttemptOutputDir("alice", kJob, Attempt(1)) + "/file.out";
   std::string index = file + ".index";
   FILE* fi = std::fopen(index.c_str(), "rb");
   uint8_t rec[48];
@@ -492,7 +494,7 @@ TEST_F(NetMergerE2eTest, FirstFetchesAreQueuedBeyondTheBudgetAndFailuresFreeThei
 
 TEST_F(NetMergerE2eTest, AConnectionThatNeverRegistersIsClosed) {
   StartMerger(256ull << 20, 1024, 50);
-  FakeReducer idle(socket_);  // HELLO read, then silence
+  FakeReducer idle(socket_);                     // HELLO read, then silence
   ASSERT_EQ(idle.Read(), ReducerFrame::kError);  // after 50 ms
   ErrorFrame err;
   ASSERT_EQ(DecodeError(idle.body_.data(), idle.body_.size(), &err), WireStatus::kOk);
@@ -515,7 +517,8 @@ TEST(NetMergerForgedSupplierTest, ASupplierWithoutTheJobSecretIsRejected) {
   std::string dir = local.path() + "/" + AttemptOutputDir("alice", job, attempt);
   std::filesystem::create_directories(dir);
   ScratchDir::WriteAt(dir + "/file.out", Bytes(100, 1));
-  ScratchDir::WriteAt(dir + "/file.out.index", SpillIndex::Serialize({{0, 100, 100}, {0, 100, 100}}));
+  ScratchDir::WriteAt(dir + "/file.out.index",
+                      SpillIndex::Serialize({{0, 100, 100}, {0, 100, 100}}));
   BufferPool pool(4096, 8);
   DataEngine::Config cfg;
   cfg.local_dirs = {local.path()};

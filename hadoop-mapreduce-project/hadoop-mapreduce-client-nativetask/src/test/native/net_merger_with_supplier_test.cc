@@ -59,13 +59,14 @@ TEST(NetMergerWithSupplierTest, ReduceStreamThroughBothDaemons) {
     ASSERT_EQ(ready.rfind("READY ", 0), 0u) << ready;
     uint16_t port = static_cast<uint16_t>(std::stoi(ready.substr(6)));
     std::string sock = sock_dir.path() + "/m.sock";
-    Child merger = Spawn(JBS_NET_MERGER_BIN, {"--socket", sock, "--spill-dirs", spill.path(),
-                                              "--buffer-bytes", "8192", "--memory-bytes",
-                                              zlib ? "1000000000" : "49152"},
+    Child merger = Spawn(JBS_NET_MERGER_BIN,
+                         {"--socket", sock, "--spill-dirs", spill.path(), "--buffer-bytes", "8192",
+                          "--memory-bytes", zlib ? "1000000000" : "49152"},
                          false);
     ASSERT_EQ(Line(merger.out), "READY " + sock);
     for (Child* c : {&supplier, &merger}) {
-      std::fprintf(c->in, "ADD_JOB %s %s %s\n", kJob, CurrentUserName().c_str(), Hex(kSecret).c_str());
+      std::fprintf(c->in, "ADD_JOB %s %s %s\n", kJob, CurrentUserName().c_str(),
+                   Hex(kSecret).c_str());
       std::fflush(c->in);
       ASSERT_EQ(Line(c->out), "OK");
     }

@@ -23,7 +23,8 @@ Bytes Int(int32_t v) {
 
 Bytes Long(int64_t v) {
   Bytes b;
-  for (int i = 7; i >= 0; --i) b.push_back(static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * i)));
+  for (int i = 7; i >= 0; --i)
+    b.push_back(static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * i)));
   return b;
 }
 
@@ -55,15 +56,14 @@ TEST(RawComparatorTest, TextIsUnsignedBytesAfterTheVintShorterFirst) {
 }
 
 TEST(RawComparatorTest, BytesWritableSkipsItsLength) {
-  ExpectOrder(2, {BytesW({}), BytesW({0x00}), BytesW({0x00, 0x00}), BytesW({0x01}),
-                  BytesW({0x7F}), BytesW({0x80}), BytesW({0xFF})});
+  ExpectOrder(2, {BytesW({}), BytesW({0x00}), BytesW({0x00, 0x00}), BytesW({0x01}), BytesW({0x7F}),
+                  BytesW({0x80}), BytesW({0xFF})});
 }
 
 TEST(RawComparatorTest, IntAndLongAreSignedBigEndian) {
-  ExpectOrder(3, {Int(INT32_MIN), Int(-256), Int(-1), Int(0), Int(1), Int(255), Int(256),
-                  Int(INT32_MAX)});
-  ExpectOrder(4, {Long(INT64_MIN), Long(-1), Long(0), Long(1), Long(1ll << 32),
-                  Long(INT64_MAX)});
+  ExpectOrder(
+      3, {Int(INT32_MIN), Int(-256), Int(-1), Int(0), Int(1), Int(255), Int(256), Int(INT32_MAX)});
+  ExpectOrder(4, {Long(INT64_MIN), Long(-1), Long(0), Long(1), Long(1ll << 32), Long(INT64_MAX)});
 }
 
 TEST(RawComparatorTest, KeyShapes) {

@@ -16,8 +16,8 @@ ReadRequest Req(uint64_t id, const std::string& file, uint64_t offset, uint64_t 
 // Issues reads until the scheduler stops; returns "id@buffer" in issue order.
 std::vector<std::string> Drain(ReadScheduler& s) {
   std::vector<std::string> out;
-  while (auto op = s.Next()) out.push_back(std::to_string(op->request_id) + "@" +
-                                           std::to_string(op->buffer));
+  while (auto op = s.Next())
+    out.push_back(std::to_string(op->request_id) + "@" + std::to_string(op->buffer));
   return out;
 }
 

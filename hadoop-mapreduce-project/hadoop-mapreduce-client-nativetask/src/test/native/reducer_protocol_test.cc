@@ -209,8 +209,7 @@ TEST(ReducerProtocolTest, DecodersRefuseBadFields) {
   EXPECT_EQ(DecodeMapOutput(nul.data(), nul.size(), &mo), WireStatus::kMalformed);
 
   f.clear();
-  EXPECT_EQ(EncodeMapOutput({3, 80, "attempt_1_1_r_000000_0", "h"}, &f),
-            WireStatus::kBadAttemptId);
+  EXPECT_EQ(EncodeMapOutput({3, 80, "attempt_1_1_r_000000_0", "h"}, &f), WireStatus::kBadAttemptId);
   EXPECT_EQ(EncodeMapOutput({3, 80, kAttempt, std::string(256, 'h')}, &f), WireStatus::kMalformed);
   EXPECT_EQ(EncodeMapOutput({3, 80, kAttempt, ""}, &f), WireStatus::kMalformed);
 

@@ -61,10 +61,10 @@ TEST(SegmentMergerTest, RandomTextSegmentsEqualTheReferenceMerge) {
 TEST(SegmentMergerTest, EqualKeysComeOutInMapOrderForEveryKeyType) {
   // Same key in every segment: the values must come out by segment (map) index.
   for (uint8_t type : {1, 2, 3, 4}) {
-    Bytes key = type == 1 ? TextKey("same")
-              : type == 2 ? Bytes({0, 0, 0, 1, 9})
-              : type == 3 ? Bytes({0xFF, 0xFF, 0xFF, 0xFE})
-                          : Bytes({0x80, 0, 0, 0, 0, 0, 0, 1});
+    Bytes key = type == 1   ? TextKey("same")
+                : type == 2 ? Bytes({0, 0, 0, 1, 9})
+                : type == 3 ? Bytes({0xFF, 0xFF, 0xFF, 0xFE})
+                            : Bytes({0x80, 0, 0, 0, 0, 0, 0, 1});
     std::vector<std::vector<Rec>> data(5);
     for (uint8_t i = 0; i < 5; ++i) data[i] = {{key, Bytes(1, i)}, {key, Bytes(1, 10 + i)}};
     std::vector<Bytes> disk;

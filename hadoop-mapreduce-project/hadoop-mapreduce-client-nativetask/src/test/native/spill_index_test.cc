@@ -62,8 +62,8 @@ TEST(SpillIndex, LoadsAFile) {
 TEST(SpillIndex, RefusesTruncatedFiles) {
   std::vector<uint8_t> bytes = HadoopIndex(kRecords);
   SpillIndex idx;
-  for (size_t n : {size_t{0}, size_t{8}, size_t{24}, size_t{31}, bytes.size() - 1,
-                   bytes.size() - 8})
+  for (size_t n :
+       {size_t{0}, size_t{8}, size_t{24}, size_t{31}, bytes.size() - 1, bytes.size() - 8})
     EXPECT_EQ(SpillIndex::Parse(bytes.data(), n, &idx), IndexStatus::kTruncated) << n;
   // One whole record short has a plausible size: the checksum is what catches it.
   EXPECT_EQ(SpillIndex::Parse(bytes.data(), bytes.size() - 24, &idx), IndexStatus::kBadChecksum);

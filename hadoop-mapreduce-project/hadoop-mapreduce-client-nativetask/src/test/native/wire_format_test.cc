@@ -89,7 +89,11 @@ TEST(WireFormat, EveryProperPrefixNeedsMore) {
 
 TEST(WireFormat, RejectsBadFrameHeaders) {
   std::vector<uint8_t> b = Encode(Sample());
-  auto with = [&b](size_t at, uint8_t v) { auto c = b; c[at] = v; return c; };
+  auto with = [&b](size_t at, uint8_t v) {
+    auto c = b;
+    c[at] = v;
+    return c;
+  };
   EXPECT_EQ(Decode(with(0, 'X')), WireStatus::kBadMagic);
   FetchRequest out;
   size_t used;
@@ -124,8 +128,8 @@ TEST(WireFormat, RejectsLengthsThatDisagreeWithTheBody) {
 
 TEST(WireFormat, RejectsIdsThatCouldEscapeTheOutputDirs) {
   using namespace std::string_literals;
-  for (std::string job : {"job_1700000000000_0001/.."s, "../job_1_1"s,
-                          "job_1700000000000_0001\0x"s, "job_1700000000000_0001/../../etc"s}) {
+  for (std::string job : {"job_1700000000000_0001/.."s, "../job_1_1"s, "job_1700000000000_0001\0x"s,
+                          "job_1700000000000_0001/../../etc"s}) {
     FetchRequest r = Sample();
     r.job_id = job;
     EXPECT_EQ(Decode(RawRequest(r)), WireStatus::kBadJobId) << job;

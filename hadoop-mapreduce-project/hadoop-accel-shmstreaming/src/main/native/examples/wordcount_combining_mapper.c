@@ -25,7 +25,8 @@ static size_t hash(const char *s, size_t n) {
 
 static struct entry *slot(struct entry *t, size_t c, const char *w, size_t n) {
   size_t i = hash(w, n) & (c - 1);
-  while (t[i].word != NULL && !(t[i].len == n && memcmp(t[i].word, w, n) == 0)) i = (i + 1) & (c - 1);
+  while (t[i].word != NULL && !(t[i].len == n && memcmp(t[i].word, w, n) == 0))
+    i = (i + 1) & (c - 1);
   return &t[i];
 }
 

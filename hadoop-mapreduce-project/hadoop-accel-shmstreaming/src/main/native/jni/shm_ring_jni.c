@@ -18,8 +18,8 @@ JNIEXPORT jint JNICALL FN(abiVersion)(JNIEnv *env, jclass cls) {
   return 2;
 }
 
-JNIEXPORT jlong JNICALL FN(create)(JNIEnv *env, jclass cls, jstring path, jlong capacity,
-                                   jint role, jint batch) {
+JNIEXPORT jlong JNICALL FN(create)(JNIEnv *env, jclass cls, jstring path, jlong capacity, jint role,
+                                   jint batch) {
   (void)cls;
   const char *p = (*env)->GetStringUTFChars(env, path, NULL);
   if (p == NULL) return -ENOMEM;

@@ -91,15 +91,14 @@ static void *next_fn(void **slot, const char *name) {
   return f;
 }
 #define REAL(name) ((__typeof__(&name))next_fn(&real_##name, #name))
-static void *real_dup, *real_read, *real_readv, *real___read_chk, *real_write, *real_writev, *real_close,
-    *real_dup2, *real_dup3, *real_freopen, *real_freopen64, *real_poll, *real_ppoll,
-    *real___poll_chk, *real___ppoll_chk, *real_select, *real_pselect, *real_epoll_ctl,
-    *real_execve, *real_execv, *real_execvp, *real_execvpe, *real_fexecve, *real__exit,
-    *real__Exit;
+static void *real_dup, *real_read, *real_readv, *real___read_chk, *real_write, *real_writev,
+    *real_close, *real_dup2, *real_dup3, *real_freopen, *real_freopen64, *real_poll, *real_ppoll,
+    *real___poll_chk, *real___ppoll_chk, *real_select, *real_pselect, *real_epoll_ctl, *real_execve,
+    *real_execv, *real_execvp, *real_execvpe, *real_fexecve, *real__exit, *real__Exit;
 ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
 int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen);
-int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
-                const sigset_t *mask, size_t fdslen);
+int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *timeout, const sigset_t *mask,
+                size_t fdslen);
 
 static int load(const int *state) { return __atomic_load_n(state, __ATOMIC_ACQUIRE); }
 static void store(int *state, int v) { __atomic_store_n(state, v, __ATOMIC_RELEASE); }
@@ -116,7 +115,8 @@ static void fatal(const char *fmt, ...) {
   va_end(ap);
   n += m < 0 ? 0 : m < 360 ? m : 359;
   n += snprintf(msg + n, sizeof msg - n, "; the task fails (README: Preload shim)\n");
-  if (REAL(write)(2, msg, (size_t)n) < 0) { /* nothing left to tell */ }
+  if (REAL(write)(2, msg, (size_t)n) < 0) { /* nothing left to tell */
+  }
   REAL(_exit)(FATAL_EXIT); /* the output ring is not ended: the task sees -EPIPE */
 }
 
@@ -146,16 +146,18 @@ static void check_bypass(void) {
     ssize_t k = REAL(read)(g_stray_fd, head, sizeof head - 1);
     for (ssize_t i = 0; i < k; i++)
       if (head[i] < ' ' || head[i] > '~') head[i] = '.';
-    fatal("%d bytes reached standard output around the shim (\"%s\"): a child process that "
-          "inherited it, or a write the shim does not route (dup(1), fdopen(1), dprintf, "
-          "sendfile, splice, a raw system call)",
-          stray, k > 0 ? head : "");
+    fatal(
+        "%d bytes reached standard output around the shim (\"%s\"): a child process that "
+        "inherited it, or a write the shim does not route (dup(1), fdopen(1), dprintf, "
+        "sendfile, splice, a raw system call)",
+        stray, k > 0 ? head : "");
   }
   if ((size_t)left != sizeof kMarker - 1)
-    fatal("standard input was read around the shim (%zu bytes of its marker line consumed): a "
-          "child process that inherited it, or a read the shim does not route (dup(0), "
-          "fdopen(0), splice, a raw system call)",
-          sizeof kMarker - 1 - (size_t)left);
+    fatal(
+        "standard input was read around the shim (%zu bytes of its marker line consumed): a "
+        "child process that inherited it, or a read the shim does not route (dup(0), "
+        "fdopen(0), splice, a raw system call)",
+        sizeof kMarker - 1 - (size_t)left);
 }
 
 /* Held while a look for bypasses runs and, at exit, until the output is ended: the exit
@@ -236,7 +238,7 @@ static void after_fd_change(int fd) {
 /* Ends the output (and detaches) at exit or _exit, after a last look for bypasses. */
 static void finish(int flush_stdio) {
   if (g_stream == NULL || !owner_strict()) return;
-  if (flush_stdio) fflush(NULL); /* exit flushes stdio only after us: do it while it counts */
+  if (flush_stdio) fflush(NULL);   /* exit flushes stdio only after us: do it while it counts */
   pthread_mutex_lock(&g_watch_mu); /* never released if the watch is failing the program */
   check_bypass();
   lock(&g_out_mu);
@@ -341,9 +343,10 @@ int dup3(int old, int fd, int flags) {
  * writes then go to the file through fd 0/1. */
 static FILE *reopen(const char *path, const char *mode, FILE *fp, int fd) {
   if (path == NULL) return fp; /* a mode change: nothing to do on a pipe */
-  int flags = mode[0] == 'r' ? O_RDONLY
+  int flags = mode[0] == 'r'   ? O_RDONLY
               : mode[0] == 'w' ? O_WRONLY | O_CREAT | O_TRUNC
-              : mode[0] == 'a' ? O_WRONLY | O_CREAT | O_APPEND : -1;
+              : mode[0] == 'a' ? O_WRONLY | O_CREAT | O_APPEND
+                               : -1;
   if (flags < 0) {
     errno = EINVAL;
     return NULL;
@@ -374,26 +377,27 @@ static void check_wide(FILE *fp, const char *call) {
   if (fp == NULL || (fp != g_stdin && fp != g_stdout)) return;
   /* Name the call as the program's source does: __wprintf_chk, __isoc99_wscanf -> wprintf... */
   const char *name = strncmp(call, "__isoc99_", 9) == 0 ? call + 9
-                     : strncmp(call, "__", 2) == 0      ? call + 2 : call;
+                     : strncmp(call, "__", 2) == 0      ? call + 2
+                                                        : call;
   size_t len = strlen(name);
   if (len > 4 && strcmp(name + len - 4, "_chk") == 0) len -= 4;
-  fatal("%.*s() on standard %s: wide-character stdio is not supported by the shim", (int)len,
-        name, fp == g_stdin ? "input" : "output");
+  fatal("%.*s() on standard %s: wide-character stdio is not supported by the shim", (int)len, name,
+        fp == g_stdin ? "input" : "output");
 }
-#define WIDE(ret, name, params, args, fp)                                                      \
-  static void *real_##name;                                                                    \
-  ret name params {                                                                            \
-    check_wide(fp, #name);                                                                     \
-    return REAL(name) args;                                                                    \
+#define WIDE(ret, name, params, args, fp) \
+  static void *real_##name;               \
+  ret name params {                       \
+    check_wide(fp, #name);                \
+    return REAL(name) args;               \
   }
-#define WIDE_VARARGS(name, params, vname, vargs, fp)                                           \
-  int name params {                                                                            \
-    check_wide(fp, #name);                                                                     \
-    va_list ap;                                                                                \
-    va_start(ap, fmt);                                                                         \
-    int r = REAL(vname) vargs;                                                                 \
-    va_end(ap);                                                                                \
-    return r;                                                                                  \
+#define WIDE_VARARGS(name, params, vname, vargs, fp) \
+  int name params {                                  \
+    check_wide(fp, #name);                           \
+    va_list ap;                                      \
+    va_start(ap, fmt);                               \
+    int r = REAL(vname) vargs;                       \
+    va_end(ap);                                      \
+    return r;                                        \
   }
 /* <wchar.h> maps wscanf & co to these C99 entry points (the symbols programs call). */
 int __isoc99_vwscanf(const wchar_t *fmt, va_list ap);
@@ -417,8 +421,8 @@ WIDE(wint_t, ungetwc, (wint_t c, FILE *f), (c, f), f)
 WIDE(wchar_t *, fgetws, (wchar_t * s, int n, FILE *f), (s, n, f), f)
 WIDE(wchar_t *, fgetws_unlocked, (wchar_t * s, int n, FILE *f), (s, n, f), f)
 WIDE(wchar_t *, __fgetws_chk, (wchar_t * s, size_t size, int n, FILE *f), (s, size, n, f), f)
-WIDE(wchar_t *, __fgetws_unlocked_chk, (wchar_t * s, size_t size, int n, FILE *f),
-     (s, size, n, f), f)
+WIDE(wchar_t *, __fgetws_unlocked_chk, (wchar_t * s, size_t size, int n, FILE *f), (s, size, n, f),
+     f)
 WIDE(wint_t, fputwc, (wchar_t c, FILE *f), (c, f), f)
 WIDE(wint_t, putwc, (wchar_t c, FILE *f), (c, f), f)
 WIDE(wint_t, fputwc_unlocked, (wchar_t c, FILE *f), (c, f), f)
@@ -430,28 +434,29 @@ WIDE(int, fputws_unlocked, (const wchar_t *s, FILE *f), (s, f), f)
 WIDE(int, vwprintf, (const wchar_t *fmt, va_list ap), (fmt, ap), stdout)
 WIDE(int, vfwprintf, (FILE * f, const wchar_t *fmt, va_list ap), (f, fmt, ap), f)
 WIDE(int, __vwprintf_chk, (int flag, const wchar_t *fmt, va_list ap), (flag, fmt, ap), stdout)
-WIDE(int, __vfwprintf_chk, (FILE * f, int flag, const wchar_t *fmt, va_list ap),
-     (f, flag, fmt, ap), f)
+WIDE(int, __vfwprintf_chk, (FILE * f, int flag, const wchar_t *fmt, va_list ap), (f, flag, fmt, ap),
+     f)
 WIDE(int, __isoc99_vwscanf, (const wchar_t *fmt, va_list ap), (fmt, ap), stdin)
 WIDE(int, __isoc99_vfwscanf, (FILE * f, const wchar_t *fmt, va_list ap), (f, fmt, ap), f)
 WIDE_VARARGS(wprintf, (const wchar_t *fmt, ...), vwprintf, (fmt, ap), stdout)
 WIDE_VARARGS(fwprintf, (FILE * f, const wchar_t *fmt, ...), vfwprintf, (f, fmt, ap), f)
-WIDE_VARARGS(__wprintf_chk, (int flag, const wchar_t *fmt, ...), __vwprintf_chk,
-             (flag, fmt, ap), stdout)
+WIDE_VARARGS(__wprintf_chk, (int flag, const wchar_t *fmt, ...), __vwprintf_chk, (flag, fmt, ap),
+             stdout)
 WIDE_VARARGS(__fwprintf_chk, (FILE * f, int flag, const wchar_t *fmt, ...), __vfwprintf_chk,
              (f, flag, fmt, ap), f)
 WIDE_VARARGS(__isoc99_wscanf, (const wchar_t *fmt, ...), __isoc99_vwscanf, (fmt, ap), stdin)
-WIDE_VARARGS(__isoc99_fwscanf, (FILE * f, const wchar_t *fmt, ...), __isoc99_vfwscanf,
-             (f, fmt, ap), f)
+WIDE_VARARGS(__isoc99_fwscanf, (FILE * f, const wchar_t *fmt, ...), __isoc99_vfwscanf, (f, fmt, ap),
+             f)
 
 /* Readiness of fd 0/1 says nothing about the rings: an event loop would block or spin. */
 static void check_wait(int fd, const char *call) {
   int pending = (fd == 0 || fd == 1) && load(&g_phase) == PENDING && is_task_fd(fd);
   if (pending ||
       (((fd == 0 && load(&g_in) == RING) || (fd == 1 && load(&g_out) == RING)) && owner_fast()))
-    fatal("%s() on standard %s, which is on a shared-memory ring: waiting for readiness is not "
-          "supported",
-          call, fd == 0 ? "input" : "output");
+    fatal(
+        "%s() on standard %s, which is on a shared-memory ring: waiting for readiness is not "
+        "supported",
+        call, fd == 0 ? "input" : "output");
 }
 static void check_pollfds(const struct pollfd *fds, nfds_t n, const char *call) {
   for (nfds_t i = 0; load(&g_phase) != DORMANT && i < n; i++) check_wait(fds[i].fd, call);
@@ -502,9 +507,10 @@ int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev) {
  * before the first use of stdin/stdout is fine: nothing is attached yet, the next image is. */
 static void check_exec(const char *what) {
   if (g_stream != NULL && owner_strict())
-    fatal("exec of %s would replace the process that holds this task's rings; a program "
-          "must exec the next one before it uses its standard input/output, not after",
-          what);
+    fatal(
+        "exec of %s would replace the process that holds this task's rings; a program "
+        "must exec the next one before it uses its standard input/output, not after",
+        what);
 }
 int execve(const char *path, char *const argv[], char *const envp[]) {
   check_exec(path);
@@ -614,9 +620,10 @@ static void attach(void) {
     return;
   }
   if (!is_task_fd(0) || !is_task_fd(1))
-    fatal("uses the task's standard %s, but its standard %s is not the task's (a pipeline or "
-          "redirection in the command): one process must read and write the records",
-          is_task_fd(0) ? "input" : "output", is_task_fd(0) ? "output" : "input");
+    fatal(
+        "uses the task's standard %s, but its standard %s is not the task's (a pipeline or "
+        "redirection in the command): one process must read and write the records",
+        is_task_fd(0) ? "input" : "output", is_task_fd(0) ? "output" : "input");
   t_attaching = 1; /* hshm_stream_open_fd reads fd 0 through read(): pass it through */
   hshm_stream *s = hshm_stream_open_fd(0);
   t_attaching = 0;
@@ -692,8 +699,9 @@ __attribute__((constructor)) static void hadoop_shm_preload_init(void) {
   const char *owner = getenv(OWNER_VAR);
   if (owner != NULL) { /* the handshake was read by an ancestor, or before an exec */
     if (strcmp(owner, "-") != 0 && atoi(owner) == g_pid)
-      fatal("was started by exec in the process that held this task's rings; a program must "
-            "not exec another after it used its standard input/output");
+      fatal(
+          "was started by exec in the process that held this task's rings; a program must "
+          "not exec another after it used its standard input/output");
     return; /* a child: fd 0/1 are redirected by its parent, or the watched pipes */
   }
   if (!load_task_ids()) return;

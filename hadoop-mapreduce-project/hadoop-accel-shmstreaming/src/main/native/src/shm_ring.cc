@@ -12,6 +12,13 @@
 // peer is still alive, which turns a crashed peer into -EPIPE instead of a hang.
 #include "hadoop_accel/shm_ring.h"
 
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -19,16 +26,9 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <fcntl.h>
-#include <linux/futex.h>
 #include <new>
-#include <signal.h>
 #include <string>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <thread>
-#include <unistd.h>
 
 namespace {
 
@@ -399,8 +399,7 @@ ssize_t hshm_ring_peek(hshm_ring* r, const void** data) {
 int hshm_ring_consume(hshm_ring* r, size_t n) {
   if (r->role != HSHM_READER) return -EBADF;
   uint64_t rp = r->h->rpos.load(std::memory_order_relaxed);
-  if (n > r->h->wpos.load(std::memory_order_acquire) - rp ||
-      n > r->capacity - rp % r->capacity) {
+  if (n > r->h->wpos.load(std::memory_order_acquire) - rp || n > r->capacity - rp % r->capacity) {
     return -EINVAL;
   }
   advance_read(r, n);

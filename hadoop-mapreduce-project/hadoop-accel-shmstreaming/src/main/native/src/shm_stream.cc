@@ -82,9 +82,8 @@ int read_handshake(int fd, std::string* in_path, std::string* out_path) {
     if (n == 0) return line.empty() ? 0 : -EPROTO;
     if (c == '\n') break;
     line.push_back(c);
-    if (line.size() > kMaxHandshake ||
-        (line.size() <= sizeof(kHandshakeMagic) - 1 &&
-         line.back() != kHandshakeMagic[line.size() - 1])) {
+    if (line.size() > kMaxHandshake || (line.size() <= sizeof(kHandshakeMagic) - 1 &&
+                                        line.back() != kHandshakeMagic[line.size() - 1])) {
       return -EPROTO;
     }
   }
@@ -162,7 +161,6 @@ hshm_stream* hshm_stream_open_paths(const char* in_path, const char* out_path, i
   return s;
 }
 
-
 hshm_stream* hshm_stream_open(void) {
   if (!task_uses_rings()) return fd_stream(STDIN_FILENO);
   // The preload shim (libhadoop_shm_preload.so, preloaded by the task) routes fds 0/1 only once
@@ -185,16 +183,18 @@ hshm_stream* hshm_stream_open_fd(int fd) {
   }
   if (rc > 0 && in_path == "-" && out_path == "-") return fd_stream(fd);  // pipes this attempt
   if (rc > 0 && in_path == "+" && out_path == "+") {
-    std::fprintf(stderr, "hadoop_shm: another process of this task's command has already "
-                         "attached to its rings; only one process may read and write the "
-                         "records (a pipeline or a second program in the command?)\n");
+    std::fprintf(stderr,
+                 "hadoop_shm: another process of this task's command has already "
+                 "attached to its rings; only one process may read and write the "
+                 "records (a pipeline or a second program in the command?)\n");
     errno = EBUSY;
     return nullptr;
   }
   if (rc < 0) {
-    std::fprintf(stderr, "hadoop_shm: %s: standard input does not start with the ShmStreaming "
-                         "handshake; run this program as a streaming task with -io shm "
-                         "(stream.map.input/output=shm, stream.reduce.input/output=shm)\n",
+    std::fprintf(stderr,
+                 "hadoop_shm: %s: standard input does not start with the ShmStreaming "
+                 "handshake; run this program as a streaming task with -io shm "
+                 "(stream.map.input/output=shm, stream.reduce.input/output=shm)\n",
                  std::strerror(-rc));
     errno = -rc;
     return nullptr;

@@ -7,6 +7,8 @@
 // Prints one JSON object per line. Not a test: run it by hand (see README).
 #include "hadoop_accel/shm_ring.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -15,8 +17,6 @@
 #include <cstring>
 #include <string>
 #include <thread>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -135,7 +135,8 @@ double run_pipeline(size_t capacity, uint32_t batch, uint64_t total) {
   int fd[2] = {-1, -1};
   hshm_ring* r = nullptr;
   if (capacity == 0 ? pipe(fd) != 0
-                    : hshm_ring_create(path.c_str(), capacity, HSHM_READER, &r) != 0) std::exit(1);
+                    : hshm_ring_create(path.c_str(), capacity, HSHM_READER, &r) != 0)
+    std::exit(1);
   auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
   if (pid == 0) {
@@ -242,9 +243,10 @@ int main(int argc, char** argv) {
       double pipe_s = run_pipeline(0, 0, total);
       for (uint32_t batch : {1u, 2u, 4u, 8u, 14u, 0u}) {
         double s = run_pipeline(capacity, batch, total);
-        std::printf("{\"kind\":\"pipeline\",\"capacity\":%zu,\"batch\":%s,\"pipe_s\":%.3f,\"ring_s\":%.3f,\"vs_pipe\":%.2f}\n",
-                    capacity, batch ? std::to_string(batch).c_str() : "\"auto\"", pipe_s, s,
-                    pipe_s / s);
+        std::printf(
+            "{\"kind\":\"pipeline\",\"capacity\":%zu,\"batch\":%s,\"pipe_s\":%.3f,\"ring_s\":%.3f,"
+            "\"vs_pipe\":%.2f}\n",
+            capacity, batch ? std::to_string(batch).c_str() : "\"auto\"", pipe_s, s, pipe_s / s);
       }
     }
     return 0;
@@ -252,14 +254,16 @@ int main(int argc, char** argv) {
   for (size_t size : {16, 32, 64, 128, 256}) {
     uint64_t count = 2000000;
     double pipe_s = run_pipe(size, count);
-    std::printf("{\"kind\":\"records\",\"transport\":\"pipe\",\"record\":%zu,\"records_per_s\":%.0f}\n",
-                size, count / pipe_s);
+    std::printf(
+        "{\"kind\":\"records\",\"transport\":\"pipe\",\"record\":%zu,\"records_per_s\":%.0f}\n",
+        size, count / pipe_s);
     for (uint32_t batch : {1u, 16u, 256u, 4096u, 0u}) {
       double s = run_ring(capacity, batch, size, count);
-      std::printf("{\"kind\":\"records\",\"transport\":\"ring\",\"capacity\":%zu,\"batch\":%s,"
-                  "\"record\":%zu,\"records_per_s\":%.0f,\"vs_pipe\":%.2f}\n",
-                  capacity, batch ? std::to_string(batch).c_str() : "\"auto\"", size, count / s,
-                  pipe_s / s);
+      std::printf(
+          "{\"kind\":\"records\",\"transport\":\"ring\",\"capacity\":%zu,\"batch\":%s,"
+          "\"record\":%zu,\"records_per_s\":%.0f,\"vs_pipe\":%.2f}\n",
+          capacity, batch ? std::to_string(batch).c_str() : "\"auto\"", size, count / s,
+          pipe_s / s);
     }
   }
   for (size_t size : {4096, 65536, 1048576}) {
@@ -273,14 +277,15 @@ int main(int argc, char** argv) {
     double zero = run_ring_zero_copy(std::max<size_t>(capacity, 2 * size), size, count);
     double pipe_s = run_pipe(size, count);
     double gb = double(size) * count / 1e9;
-    std::printf("{\"kind\":\"bulk\",\"transfer\":%zu,\"memcpy_gbps\":%.2f,"
-                "\"memcpy_ring_footprint_gbps\":%.2f,\"memcpy_cross_core_gbps\":%.2f,"
-                "\"ring_gbps\":%.2f,\"ring_batch1_gbps\":%.2f,"
-                "\"ring_zero_copy_gbps\":%.2f,\"pipe_gbps\":%.2f,\"ring_vs_memcpy\":%.2f,"
-                "\"ring_zero_copy_vs_memcpy\":%.2f,\"ring_zero_copy_vs_memcpy_footprint\":%.2f,"
-                "\"ring_vs_memcpy_cross_core\":%.2f,\"ring_zero_copy_vs_memcpy_cross_core\":%.2f}\n",
-                size, gb / mem, gb / mem_fp, gb / mem_x, gb / ring, gb / ring1, gb / zero, gb / pipe_s,
-                mem / ring, mem / zero, mem_fp / zero, mem_x / ring, mem_x / zero);
+    std::printf(
+        "{\"kind\":\"bulk\",\"transfer\":%zu,\"memcpy_gbps\":%.2f,"
+        "\"memcpy_ring_footprint_gbps\":%.2f,\"memcpy_cross_core_gbps\":%.2f,"
+        "\"ring_gbps\":%.2f,\"ring_batch1_gbps\":%.2f,"
+        "\"ring_zero_copy_gbps\":%.2f,\"pipe_gbps\":%.2f,\"ring_vs_memcpy\":%.2f,"
+        "\"ring_zero_copy_vs_memcpy\":%.2f,\"ring_zero_copy_vs_memcpy_footprint\":%.2f,"
+        "\"ring_vs_memcpy_cross_core\":%.2f,\"ring_zero_copy_vs_memcpy_cross_core\":%.2f}\n",
+        size, gb / mem, gb / mem_fp, gb / mem_x, gb / ring, gb / ring1, gb / zero, gb / pipe_s,
+        mem / ring, mem / zero, mem_fp / zero, mem_x / ring, mem_x / zero);
   }
   return 0;
 }

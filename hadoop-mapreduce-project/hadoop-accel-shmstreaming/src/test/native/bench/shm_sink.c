@@ -14,9 +14,9 @@ static char buf[256 * 1024];
 int main(void) {
   hshm_stream *s = hshm_stream_open();
   if (s == NULL) return 2;
-  const char *transport = hshm_stream_transport(s) == HSHM_TRANSPORT_RINGS ? "rings"
+  const char *transport = hshm_stream_transport(s) == HSHM_TRANSPORT_RINGS   ? "rings"
                           : hshm_stream_transport(s) == HSHM_TRANSPORT_PIPES ? "pipes"
-                                                                               : "nothing";
+                                                                             : "nothing";
   unsigned long long total = 0;
   ssize_t n;
   while ((n = hshm_stream_read(s, buf, sizeof buf)) > 0) total += (unsigned long long)n;

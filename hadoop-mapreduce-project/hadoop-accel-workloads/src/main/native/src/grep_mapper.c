@@ -66,8 +66,7 @@ int main(int argc, char **argv) {
     int flags = 0;
     while (pos <= end && regexec(&re, line + pos, MAX_GROUPS, m, flags) == 0) {
       if (m[group].rm_so >= 0) {
-        ob_write(&out, line + pos + m[group].rm_so,
-                 (size_t)(m[group].rm_eo - m[group].rm_so));
+        ob_write(&out, line + pos + m[group].rm_so, (size_t)(m[group].rm_eo - m[group].rm_so));
         ob_write(&out, "\t1\n", 3);
       }
       /* Continue after the match; after an empty match, one byte further. */

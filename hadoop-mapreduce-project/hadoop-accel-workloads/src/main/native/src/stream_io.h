@@ -49,8 +49,6 @@ void ob_u64(out_buffer *o, unsigned long long v);
 int ob_close(out_buffer *o);
 
 /* The bytes split on by all WordCount implementations: space, \t, \n, \v, \f, \r. */
-static inline int stream_is_space(unsigned char c) {
-  return c == ' ' || (c >= '\t' && c <= '\r');
-}
+static inline int stream_is_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
 #endif

@@ -61,8 +61,8 @@ int main(void) {
     size_t klen = tab ? (size_t)(tab - line) : len;
     unsigned long long count = 1;
     if (tab && parse_count(tab + 1, len - klen - 1, &count) != 0) {
-      fprintf(stderr, PROGRAM_NAME ": line %llu: bad count '%.*s'\n", lineno,
-              (int)(len - klen - 1), tab + 1);
+      fprintf(stderr, PROGRAM_NAME ": line %llu: bad count '%.*s'\n", lineno, (int)(len - klen - 1),
+              tab + 1);
       return 1;
     }
     if (have_key && klen == key_len && memcmp(line, key, klen) == 0) {

@@ -8,10 +8,10 @@ namespace hadoop_accel::jbs {
 
 BufferPool::BufferPool(size_t buffer_size, size_t count)
     : buffer_size_(buffer_size), in_use_(count, false), free_(count) {
-  if (buffer_size == 0 || buffer_size % 4096 != 0 || count == 0 ||
-      buffer_size > SIZE_MAX / count)
-    throw std::invalid_argument("transport buffers: size must be a positive multiple of 4096 "
-                                "and count positive");
+  if (buffer_size == 0 || buffer_size % 4096 != 0 || count == 0 || buffer_size > SIZE_MAX / count)
+    throw std::invalid_argument(
+        "transport buffers: size must be a positive multiple of 4096 "
+        "and count positive");
   base_ = static_cast<uint8_t*>(std::aligned_alloc(4096, buffer_size * count));
   if (base_ == nullptr) throw std::bad_alloc();
 }

@@ -43,8 +43,7 @@ const char* hjbs_strerror(int code) {
   return WireStatusName(static_cast<WireStatus>(code));
 }
 
-int hjbs_request_encode(const hjbs_fetch_request* req, uint8_t* buf, size_t cap,
-                        size_t* written) {
+int hjbs_request_encode(const hjbs_fetch_request* req, uint8_t* buf, size_t cap, size_t* written) {
   if (req == nullptr || buf == nullptr || written == nullptr) return HJBS_EINVAL;
   FetchRequest r;
   if (!ToCpp(*req, &r)) return HJBS_EBAD_AUTH;
@@ -57,8 +56,7 @@ int hjbs_request_encode(const hjbs_fetch_request* req, uint8_t* buf, size_t cap,
   return HJBS_OK;
 }
 
-int hjbs_request_decode(const uint8_t* buf, size_t len, hjbs_fetch_request* out,
-                        size_t* consumed) {
+int hjbs_request_decode(const uint8_t* buf, size_t len, hjbs_fetch_request* out, size_t* consumed) {
   if ((buf == nullptr && len > 0) || out == nullptr || consumed == nullptr) return HJBS_EINVAL;
   FetchRequest r;
   WireStatus s = DecodeRequest(buf, len, &r, consumed);

@@ -6,8 +6,7 @@ namespace hadoop_accel::jbs {
 
 std::string EndpointKey(const Endpoint& e) { return e.host + ":" + std::to_string(e.port); }
 
-int ConnectionPool::Acquire(const Endpoint& to, std::unique_ptr<Connection>* out,
-                            bool* reused) {
+int ConnectionPool::Acquire(const Endpoint& to, std::unique_ptr<Connection>* out, bool* reused) {
   const std::string key = EndpointKey(to);
   if (reused) *reused = false;
   std::unique_lock<std::mutex> lock(mu_);
@@ -49,8 +48,7 @@ int ConnectionPool::Acquire(const Endpoint& to, std::unique_ptr<Connection>* out
   return 0;
 }
 
-void ConnectionPool::Release(const Endpoint& to, std::unique_ptr<Connection> conn,
-                             bool reusable) {
+void ConnectionPool::Release(const Endpoint& to, std::unique_ptr<Connection> conn, bool reusable) {
   if (!conn) return;
   std::unique_lock<std::mutex> lock(mu_);
   if (reusable && !shut_) {

@@ -35,7 +35,7 @@ class ConnectionPool {
   void Shutdown();
 
   struct Stats {
-    size_t open = 0;       // idle + in use
+    size_t open = 0;  // idle + in use
     size_t idle = 0;
     uint64_t connects = 0;
     uint64_t evictions = 0;

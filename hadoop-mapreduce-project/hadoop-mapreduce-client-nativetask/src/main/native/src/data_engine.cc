@@ -46,14 +46,12 @@ PlannedFetch DataEngine::Plan(const FetchRequest& req) {
   }
   MapOutputPaths paths;
   std::string why;
-  Located where = job->uid ? locator_.Locate(job->user, *job->uid, req.job_id,
-                                             req.map_attempt_id, &paths, &why)
-                           : (why = "user " + job->user + " has no uid on this node",
-                              Located::kUnsafe);
+  Located where =
+      job->uid ? locator_.Locate(job->user, *job->uid, req.job_id, req.map_attempt_id, &paths, &why)
+               : (why = "user " + job->user + " has no uid on this node", Located::kUnsafe);
   // An unsafe file is answered as if it were missing (NOT_FOUND), with its own log line.
   if (where == Located::kUnsafe && on_unsafe_file_)
-    on_unsafe_file_("refused fetch of " + req.map_attempt_id + " (job " + req.job_id + "): " +
-                    why);
+    on_unsafe_file_("refused fetch of " + req.map_attempt_id + " (job " + req.job_id + "): " + why);
   if (where != Located::kFound) return out;
 
   std::shared_ptr<const SpillIndex> index;
@@ -63,8 +61,7 @@ PlannedFetch DataEngine::Plan(const FetchRequest& req) {
       [this, &paths, owner](const std::string&, SpillIndex* idx) {
         std::string why;
         int fd = locator_.OpenServed(
-            paths.index, [owner](const std::string&) { return std::optional<uid_t>(owner); },
-            &why);
+            paths.index, [owner](const std::string&) { return std::optional<uid_t>(owner); }, &why);
         if (fd < 0) return IndexStatus::kIoError;
         IndexStatus st = SpillIndex::LoadFd(fd, idx);
         ::close(fd);

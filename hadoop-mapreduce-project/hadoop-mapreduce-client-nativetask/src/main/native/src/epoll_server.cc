@@ -48,9 +48,9 @@ struct EpollServer::Conn {
   std::string peer;
   uint8_t in[kInputCapacity];
   size_t in_len = 0;
-  uint64_t next_seq = 0;   // given to the next request parsed
-  uint64_t next_send = 0;  // the request whose answer goes out next
-  size_t unanswered = 0;   // parsed, answer not yet fully sent
+  uint64_t next_seq = 0;                      // given to the next request parsed
+  uint64_t next_send = 0;                     // the request whose answer goes out next
+  size_t unanswered = 0;                      // parsed, answer not yet fully sent
   std::map<uint64_t, FetchCompletion> ready;  // answers that came back ahead of their turn
   std::deque<Out> out;
   bool paused = false;     // not reading: too many unanswered, or the peer finished sending
@@ -157,7 +157,7 @@ void EpollServer::Stop() {
   for (auto& l : loops_) Wake(l.get());
   for (auto& l : loops_)
     if (l->thread.joinable()) l->thread.join();  // each closes its connections on its way out
-  engine_.Stop();  // returns the buffers of answers nobody took
+  engine_.Stop();                                // returns the buffers of answers nobody took
   for (auto& l : loops_) {
     ::close(l->epoll_fd);
     ::close(l->wake_fd);
@@ -184,12 +184,13 @@ void EpollServer::Run(EventLoop* l) {
   epoll_event evs[128];
   // Stalled connections are looked for a few times per timeout (at most once a second).
   const auto sweep_every = std::clamp<Clock::duration>(
-      std::min<Clock::duration>({config_.stall_timeout, config_.pre_auth_timeout,
-                                 config_.idle_timeout}) / 4,
-                                                       std::chrono::milliseconds(1),
-                                                       std::chrono::seconds(1));
-  const int wait_ms = static_cast<int>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(sweep_every).count()) + 1;
+      std::min<Clock::duration>(
+          {config_.stall_timeout, config_.pre_auth_timeout, config_.idle_timeout}) /
+          4,
+      std::chrono::milliseconds(1), std::chrono::seconds(1));
+  const int wait_ms =
+      static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(sweep_every).count()) +
+      1;
   Clock::time_point next_sweep = Clock::now() + sweep_every;
   while (!stopping_) {
     int n = ::epoll_wait(l->epoll_fd, evs, 128, wait_ms);
@@ -243,8 +244,7 @@ void EpollServer::AcceptAll(EventLoop* l) {
       continue;
     }
     // Room for one more unauthenticated connection: the oldest one goes.
-    while (l->unauthenticated_open >= config_.max_unauthenticated &&
-           !l->unauthenticated.empty()) {
+    while (l->unauthenticated_open >= config_.max_unauthenticated && !l->unauthenticated.empty()) {
       uint64_t oldest = l->unauthenticated.front();
       l->unauthenticated.pop_front();
       auto it = l->conns.find(oldest);
@@ -466,7 +466,8 @@ void EpollServer::CloseStalled(EventLoop* l) {
   std::vector<Conn*> unauth, idle;
   for (auto& [id, c] : l->conns) {
     bool owes = c->in_len > 0 || !c->out.empty();
-    if (owes && now - c->last_io > config_.stall_timeout) stalled.push_back(c.get());
+    if (owes && now - c->last_io > config_.stall_timeout)
+      stalled.push_back(c.get());
     else if (!c->authenticated && c->unanswered == 0 &&
              now - c->accepted_at > config_.pre_auth_timeout)
       unauth.push_back(c.get());

@@ -49,12 +49,12 @@ class EpollServer : public FetchServer {
   };
   struct Stats {
     uint64_t accepted = 0;
-    uint64_t rejected_connections = 0;  // closed for sending junk
-    uint64_t served = 0;                // responses fully sent
-    uint64_t busy = 0;                  // BUSY answers (queue full or no buffer in time)
-    uint64_t stalled = 0;               // closed for moving no byte within stall_timeout
+    uint64_t rejected_connections = 0;    // closed for sending junk
+    uint64_t served = 0;                  // responses fully sent
+    uint64_t busy = 0;                    // BUSY answers (queue full or no buffer in time)
+    uint64_t stalled = 0;                 // closed for moving no byte within stall_timeout
     uint64_t unauthenticated_closed = 0;  // closed before authenticating (timeout or cap)
-    uint64_t idle_closed = 0;           // authenticated, idle beyond idle_timeout
+    uint64_t idle_closed = 0;             // authenticated, idle beyond idle_timeout
     uint64_t open_connections = 0;
   };
 
@@ -100,8 +100,8 @@ class EpollServer : public FetchServer {
   bool started_ = false;
   std::atomic<uint64_t> next_conn_id_{1};
 
-  std::atomic<uint64_t> accepted_{0}, rejected_{0}, served_{0}, busy_{0}, stalled_{0},
-      open_{0}, unauth_closed_{0}, idle_closed_{0};
+  std::atomic<uint64_t> accepted_{0}, rejected_{0}, served_{0}, busy_{0}, stalled_{0}, open_{0},
+      unauth_closed_{0}, idle_closed_{0};
 };
 
 }  // namespace hadoop_accel::jbs

@@ -18,12 +18,18 @@ FetchOutcome Failure(std::string error, bool connect_failed) {
 
 const char* StatusName(ResponseStatus s) {
   switch (s) {
-    case ResponseStatus::kOk: return "OK";
-    case ResponseStatus::kBadRequest: return "BAD_REQUEST";
-    case ResponseStatus::kNotFound: return "NOT_FOUND";
-    case ResponseStatus::kUnauthorized: return "UNAUTHORIZED";
-    case ResponseStatus::kServerError: return "SERVER_ERROR";
-    case ResponseStatus::kBusy: return "BUSY";
+    case ResponseStatus::kOk:
+      return "OK";
+    case ResponseStatus::kBadRequest:
+      return "BAD_REQUEST";
+    case ResponseStatus::kNotFound:
+      return "NOT_FOUND";
+    case ResponseStatus::kUnauthorized:
+      return "UNAUTHORIZED";
+    case ResponseStatus::kServerError:
+      return "SERVER_ERROR";
+    case ResponseStatus::kBusy:
+      return "BUSY";
   }
   return "?";
 }
@@ -75,10 +81,10 @@ void FetchClient::RetryLocked(Node* node, Pending p,
     return;
   }
   ++retries_;
-  std::fprintf(stderr, "jbs_net_merger: fetch %s partition %u offset %llu from %s: %s; retry %d of %d\n",
-               p.target->attempt.c_str(), p.target->partition,
-               static_cast<unsigned long long>(p.offset), EndpointKey(p.target->node).c_str(),
-               p.last_error.c_str(), p.tries, config_.retries);
+  std::fprintf(
+      stderr, "jbs_net_merger: fetch %s partition %u offset %llu from %s: %s; retry %d of %d\n",
+      p.target->attempt.c_str(), p.target->partition, static_cast<unsigned long long>(p.offset),
+      EndpointKey(p.target->node).c_str(), p.last_error.c_str(), p.tries, config_.retries);
   p.not_before = Clock::now() + std::chrono::milliseconds(config_.backoff_ms);
   node->queue.push_front(std::move(p));
 }
@@ -141,8 +147,9 @@ void FetchClient::Work(Node* node) {
       FrameIoResult r = SendRequest(conn.get(), req);
       if (!r.ok()) {
         if (r.io_error == 0) {  // our own request does not encode: no retry will help
-          finished.push_back({std::move(batch[i].done),
-                              Failure(std::string("bad request: ") + WireStatusName(r.wire), false)});
+          finished.push_back(
+              {std::move(batch[i].done),
+               Failure(std::string("bad request: ") + WireStatusName(r.wire), false)});
           batch[i].done = nullptr;
           continue;
         }
@@ -163,8 +170,8 @@ void FetchClient::Work(Node* node) {
       FetchResponseHeader h;
       buf.resize(config_.max_chunk);
       FrameIoResult r = ReceiveResponse(conn.get(), &h, buf.data(), buf.size());
-      if (r.ok() && (h.request_id != i ||
-                     (h.status == ResponseStatus::kOk && h.chunk_offset != p.offset))) {
+      if (r.ok() &&
+          (h.request_id != i || (h.status == ResponseStatus::kOk && h.chunk_offset != p.offset))) {
         r.wire = WireStatus::kMalformed;  // out of step with what we asked
       }
       if (!r.ok()) {
@@ -180,12 +187,14 @@ void FetchClient::Work(Node* node) {
           !MacEquals(h.reply_mac, p.target->reply_mac)) {
         // Whoever answered does not hold the job secret (a process squatting the supplier's
         // port?): trust none of its data; no retry on this connection will change that.
-        std::fprintf(stderr, "jbs_net_merger: %s answered %s without the job secret's proof; "
-                     "refusing its data\n", EndpointKey(node->endpoint).c_str(),
-                     p.target->attempt.c_str());
-        finished.push_back({std::move(p.done),
-                            Failure("supplier could not prove it holds the job secret "
-                                    "(reply MAC mismatch)", false)});
+        std::fprintf(stderr,
+                     "jbs_net_merger: %s answered %s without the job secret's proof; "
+                     "refusing its data\n",
+                     EndpointKey(node->endpoint).c_str(), p.target->attempt.c_str());
+        finished.push_back(
+            {std::move(p.done), Failure("supplier could not prove it holds the job secret "
+                                        "(reply MAC mismatch)",
+                                        false)});
         broken = true;  // drop the connection; the rest of the batch is retried
         broken_why = "reply MAC mismatch";
         continue;
@@ -206,9 +215,9 @@ void FetchClient::Work(Node* node) {
           retry.push_back(std::move(p));
           break;
         default:
-          finished.push_back({std::move(p.done),
-                              Failure(std::string("supplier answered ") + StatusName(h.status),
-                                      false)});
+          finished.push_back(
+              {std::move(p.done),
+               Failure(std::string("supplier answered ") + StatusName(h.status), false)});
       }
     }
     // A broken connection is dropped (a retry reconnects); an idle worker hands its
@@ -219,8 +228,10 @@ void FetchClient::Work(Node* node) {
       for (auto it = retry.rbegin(); it != retry.rend(); ++it) {
         // An idle pooled connection that breaks at once was most likely closed by its peer
         // (say, a restarted supplier): try again on a fresh one without using up a retry.
-        if (broken && reused && !stopping_) node->queue.push_front(std::move(*it));
-        else RetryLocked(node, std::move(*it), &finished);
+        if (broken && reused && !stopping_)
+          node->queue.push_front(std::move(*it));
+        else
+          RetryLocked(node, std::move(*it), &finished);
       }
       reused = false;
       release = conn && (broken || node->queue.empty());

@@ -9,8 +9,8 @@ ResponseStatus PlanFetch(const FetchRequest& req, const SpillIndex& index, size_
   IndexRecord rec;
   if (index.Get(req.partition, &rec) != IndexStatus::kOk) return ResponseStatus::kNotFound;
   if (req.offset > rec.part_length) return ResponseStatus::kBadRequest;
-  uint64_t len = std::min<uint64_t>({rec.part_length - req.offset, req.max_length, buffer_size,
-                                     kMaxChunkLength});
+  uint64_t len = std::min<uint64_t>(
+      {rec.part_length - req.offset, req.max_length, buffer_size, kMaxChunkLength});
   FetchPlan p;
   p.header.request_id = req.request_id;
   p.header.status = ResponseStatus::kOk;

@@ -31,8 +31,7 @@ FrameIoResult SendResponse(Connection* c, const FetchResponseHeader& h, const ui
   return {c->SendFrame(prefix, sizeof(prefix), chunk, h.chunk_length), WireStatus::kOk};
 }
 
-FrameIoResult ReceiveResponse(Connection* c, FetchResponseHeader* out, uint8_t* buf,
-                              size_t cap) {
+FrameIoResult ReceiveResponse(Connection* c, FetchResponseHeader* out, uint8_t* buf, size_t cap) {
   uint8_t prefix[kResponsePrefixSize];
   // The frame header alone first: a wrong or short frame is refused without waiting for more.
   if (int e = c->RecvExact(prefix, kFrameHeaderSize)) return {e, WireStatus::kOk};

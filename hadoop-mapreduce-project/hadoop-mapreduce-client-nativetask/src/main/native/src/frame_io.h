@@ -12,8 +12,8 @@
 namespace hadoop_accel::jbs {
 
 struct FrameIoResult {
-  int io_error = 0;                     // errno from the connection, 0 if none
-  WireStatus wire = WireStatus::kOk;    // protocol verdict when io_error == 0
+  int io_error = 0;                   // errno from the connection, 0 if none
+  WireStatus wire = WireStatus::kOk;  // protocol verdict when io_error == 0
   bool ok() const { return io_error == 0 && wire == WireStatus::kOk; }
 };
 

@@ -19,9 +19,7 @@ bool EatLiteral(std::string_view& s, std::string_view lit) {
 }
 
 // "<digits>_<digits>", the part a job id and its attempts share.
-bool EatJobCore(std::string_view& s) {
-  return EatDigits(s) && EatLiteral(s, "_") && EatDigits(s);
-}
+bool EatJobCore(std::string_view& s) { return EatDigits(s) && EatLiteral(s, "_") && EatDigits(s); }
 
 }  // namespace
 
@@ -32,8 +30,8 @@ bool IsValidJobId(std::string_view id) {
 
 bool IsValidMapAttemptId(std::string_view id) {
   if (id.size() > kMaxAttemptIdLength) return false;
-  return EatLiteral(id, "attempt_") && EatJobCore(id) && EatLiteral(id, "_m_") &&
-         EatDigits(id) && EatLiteral(id, "_") && EatDigits(id) && id.empty();
+  return EatLiteral(id, "attempt_") && EatJobCore(id) && EatLiteral(id, "_m_") && EatDigits(id) &&
+         EatLiteral(id, "_") && EatDigits(id) && id.empty();
 }
 
 bool AttemptBelongsToJob(std::string_view attempt, std::string_view job) {

@@ -14,8 +14,7 @@ constexpr size_t kInflateBufferSize = 64 * 1024;
 constexpr uint64_t kMaxRecordBytes = uint64_t{1} << 31;  // key + value lengths are Java ints
 }  // namespace
 
-SegmentReader::SegmentReader(ChunkSource* source, Codec codec)
-    : source_(source), codec_(codec) {
+SegmentReader::SegmentReader(ChunkSource* source, Codec codec) : source_(source), codec_(codec) {
   uint64_t disk = source_->disk_length();
   if (disk < kIFileTrailerSize) {
     Fail(ErrorKind::kCorrupt, "segment shorter than its checksum trailer");
@@ -56,9 +55,10 @@ bool SegmentReader::PullChunk() {
   if (chunk_.size() > disk - disk_pulled_)
     return Fail(ErrorKind::kSource, "chunk past the segment's end");
   uint64_t data_end = disk - kIFileTrailerSize;
-  chunk_data_ = disk_pulled_ >= data_end
-                    ? 0
-                    : static_cast<size_t>(std::min<uint64_t>(chunk_.size(), data_end - disk_pulled_));
+  chunk_data_ =
+      disk_pulled_ >= data_end
+          ? 0
+          : static_cast<size_t>(std::min<uint64_t>(chunk_.size(), data_end - disk_pulled_));
   crc_ = hacc_crc32_update(crc_, chunk_.data(), chunk_data_);
   for (size_t i = chunk_data_; i < chunk_.size(); ++i) trailer_[trailer_got_++] = chunk_[i];
   disk_pulled_ += chunk_.size();
@@ -97,7 +97,8 @@ bool SegmentReader::NextSpan() {
     if (rc == Z_STREAM_END) {
       zs_ended_ = true;
       // One zlib stream fills the segment up to its trailer.
-      if (zs_.avail_in != 0 || disk_pulled_ - chunk_.size() + chunk_data_ < disk - kIFileTrailerSize)
+      if (zs_.avail_in != 0 ||
+          disk_pulled_ - chunk_.size() + chunk_data_ < disk - kIFileTrailerSize)
         return Fail(ErrorKind::kCorrupt, "bytes after the compressed stream");
     } else if (rc != Z_OK && !(rc == Z_BUF_ERROR && zs_.avail_in == 0)) {
       return Fail(ErrorKind::kCorrupt, std::string("zlib: ") + (zs_.msg ? zs_.msg : "error"));

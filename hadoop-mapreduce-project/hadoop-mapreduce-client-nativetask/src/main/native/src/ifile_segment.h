@@ -90,7 +90,7 @@ class SegmentReader {
   const uint8_t* span_ = nullptr;
   size_t span_len_ = 0;
   size_t span_pos_ = 0;
-  uint64_t max_record_ = 0;       // bound on one record's key + value bytes
+  uint64_t max_record_ = 0;        // bound on one record's key + value bytes
   std::vector<uint8_t> assemble_;  // a record or vint that straddles spans
 
   // zlib.

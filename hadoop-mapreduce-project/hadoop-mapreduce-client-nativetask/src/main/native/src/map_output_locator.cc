@@ -44,8 +44,7 @@ std::string AttemptOutputDir(std::string_view user, std::string_view job,
   if (!IsValidUserName(user) || !AttemptBelongsToJob(attempt, job)) return "";
   std::string app = ApplicationIdOfJob(job);
   if (app.empty()) return "";
-  return "usercache/" + std::string(user) + "/appcache/" + app + "/output/" +
-         std::string(attempt);
+  return "usercache/" + std::string(user) + "/appcache/" + app + "/output/" + std::string(attempt);
 }
 
 MapOutputLocator::MapOutputLocator(std::vector<std::string> local_dirs)
@@ -68,7 +67,7 @@ int OpenBelow(const std::string& root, std::string_view rel, int* err) {
     // FIFO planted in its place cannot stall the disk thread (IsServableFile refuses it).
     int flags = O_NOFOLLOW | O_CLOEXEC | (last ? O_RDONLY | O_NONBLOCK : O_PATH | O_DIRECTORY);
     int fd = name.empty() || name == "." || name == ".." ? (errno = EINVAL, -1)
-                                                          : ::openat(dir, name.c_str(), flags);
+                                                         : ::openat(dir, name.c_str(), flags);
     int e = errno;
     ::close(dir);
     if (fd < 0) {

@@ -37,8 +37,7 @@ std::string ApplicationIdOfJob(std::string_view job);
 
 // "usercache/<user>/appcache/<app>/output/<attempt>", or empty if any part is invalid or the
 // attempt is not a map of the job.
-std::string AttemptOutputDir(std::string_view user, std::string_view job,
-                             std::string_view attempt);
+std::string AttemptOutputDir(std::string_view user, std::string_view job, std::string_view attempt);
 
 // Opens root/rel read-only: root itself is followed (an administrator may link a local dir),
 // every component of rel is opened with O_NOFOLLOW, so a symlink anywhere below root fails.
@@ -57,8 +56,8 @@ class MapOutputLocator {
   // be in different dirs). kMissing if either is missing (or the ids are invalid); kUnsafe,
   // with *why, if one is reached through a symlink, is not a regular file, or is not owned by
   // owner.
-  Located Locate(std::string_view user, uid_t owner, std::string_view job,
-                 std::string_view attempt, MapOutputPaths* out, std::string* why) const;
+  Located Locate(std::string_view user, uid_t owner, std::string_view job, std::string_view attempt,
+                 MapOutputPaths* out, std::string* why) const;
   // Opens a path Locate returned (local dir + "/usercache/<user>/..."), as OpenBelow +
   // IsServableFile do with owner_of(<user>) as the owner; -1 with *why if the path is under no
   // local dir, the user has no known uid, or the file fails the checks.
@@ -66,8 +65,7 @@ class MapOutputLocator {
   int OpenServed(const std::string& path, const OwnerOf& owner_of, std::string* why) const;
 
  private:
-  Located FirstFile(const std::string& rel, uid_t owner, std::string* path,
-                    std::string* why) const;
+  Located FirstFile(const std::string& rel, uid_t owner, std::string* path, std::string* why) const;
 
   std::vector<std::string> local_dirs_;
 };

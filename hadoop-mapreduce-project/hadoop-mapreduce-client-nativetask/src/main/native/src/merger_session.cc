@@ -38,11 +38,11 @@ MergerSession::~MergerSession() {
 }
 
 void MergerSession::Log(const std::string& what) const {
-  std::fprintf(stderr, "jbs_net_merger: session %llu%s%s: %s\n",
-               static_cast<unsigned long long>(id_), registered_ ? " " : "",
-               registered_ ? (reg_.job + " partition " + std::to_string(reg_.partition)).c_str()
-                           : "",
-               what.c_str());
+  std::fprintf(
+      stderr, "jbs_net_merger: session %llu%s%s: %s\n", static_cast<unsigned long long>(id_),
+      registered_ ? " " : "",
+      registered_ ? (reg_.job + " partition " + std::to_string(reg_.partition)).c_str() : "",
+      what.c_str());
 }
 
 void MergerSession::Abort() {
@@ -129,27 +129,31 @@ void MergerSession::Run() {
   EncodeHello(hello, &f);
   if (!Send(f)) return;
   register_deadline_ = std::chrono::steady_clock::now() +
-                      std::chrono::milliseconds(ctx_->limits.register_timeout_ms);
+                       std::chrono::milliseconds(ctx_->limits.register_timeout_ms);
   reader_ = std::thread(&MergerSession::ReadLoop, this);
   for (bool go = true; go;) {
     Event e = Wait();
     switch (e.kind) {
       case Event::kReaderDone:
-        if (e.ok) Log(e.message);
-        else SendError(e.message.find("stopping") != std::string::npos ? ErrorCode::kShutdown
-                                                                       : ErrorCode::kProtocol,
-                       e.message);
+        if (e.ok)
+          Log(e.message);
+        else
+          SendError(e.message.find("stopping") != std::string::npos ? ErrorCode::kShutdown
+                                                                    : ErrorCode::kProtocol,
+                    e.message);
         go = false;
         break;
       case Event::kFirstChunk:
         go = OnFirstChunk(e);
         break;
       case Event::kFrame:
-        if (e.type == ReducerFrame::kRegister) go = OnRegister(e.body);
+        if (e.type == ReducerFrame::kRegister)
+          go = OnRegister(e.body);
         else if (!registered_) {
           SendError(ErrorCode::kProtocol, "the first frame must be REGISTER");
           go = false;
-        } else if (e.type == ReducerFrame::kMapOutput) go = OnMapOutput(e.body);
+        } else if (e.type == ReducerFrame::kMapOutput)
+          go = OnMapOutput(e.body);
         else {
           OnMerge();
           go = false;
@@ -176,8 +180,7 @@ void MergerSession::CancelAll() {
 }
 
 bool MergerSession::OnRegister(const std::vector<uint8_t>& body) {
-  auto answer = [this](RegisterStatus status, const std::string& message,
-                       std::string proof = "") {
+  auto answer = [this](RegisterStatus status, const std::string& message, std::string proof = "") {
     std::vector<uint8_t> f;
     EncodeRegistered({status, Clip(message), std::move(proof)}, &f);
     Log("REGISTER -> " + std::to_string(static_cast<int>(status)) + " " + message);
@@ -190,9 +193,11 @@ bool MergerSession::OnRegister(const std::vector<uint8_t>& body) {
   Register r;
   WireStatus s = DecodeRegister(body.data(), body.size(), &r);
   if (s != WireStatus::kOk)
-    return answer(RegisterStatus::kBadRequest, std::string("malformed REGISTER: ") + WireStatusName(s));
+    return answer(RegisterStatus::kBadRequest,
+                  std::string("malformed REGISTER: ") + WireStatusName(s));
   if (ComparatorFor(r.key_type) == nullptr)
-    return answer(RegisterStatus::kUnsupported, "unsupported key type " + std::to_string(r.key_type));
+    return answer(RegisterStatus::kUnsupported,
+                  "unsupported key type " + std::to_string(r.key_type));
   if (r.codec > static_cast<uint8_t>(Codec::kZlib))
     return answer(RegisterStatus::kUnsupported, "unsupported codec " + std::to_string(r.codec));
   if (r.num_maps > ctx_->limits.max_maps)
@@ -200,8 +205,7 @@ bool MergerSession::OnRegister(const std::vector<uint8_t>& body) {
   // An unknown job gets the same answer as a bad MAC: registration reveals no job's presence.
   std::optional<JobInfo> job = ctx_->jobs->Find(r.job);
   if (!job || !MacEquals(RegisterMac(job->secret, r.job, r.partition, nonce_), r.auth))
-    return answer(RegisterStatus::kUnauthorized,
-                  "unknown job or bad REGISTER MAC for " + r.job);
+    return answer(RegisterStatus::kUnauthorized, "unknown job or bad REGISTER MAC for " + r.job);
   if (++ctx_->registered > ctx_->limits.max_sessions) {
     --ctx_->registered;
     return answer(RegisterStatus::kBusy, "too many reducers on this NetMerger");
@@ -229,15 +233,16 @@ bool MergerSession::OnMapOutput(const std::vector<uint8_t>& body) {
   auto it = maps_.find(m.map_index);
   if (it != maps_.end()) {
     if (it->second.state == MapState::kSpilled) {
-      SendError(ErrorCode::kProtocol, "map " + std::to_string(m.map_index) +
-                                          " was already merged into a spill run");
+      SendError(ErrorCode::kProtocol,
+                "map " + std::to_string(m.map_index) + " was already merged into a spill run");
       return false;
     }
     // A re-run replaces the earlier attempt (its late answer is ignored by generation).
     if (it->second.segment) it->second.segment->Cancel();
     if (it->second.state == MapState::kFetched) CountInputs(-1);
     if (it->second.state == MapState::kFetching) --fetching_;
-    Log("map " + std::to_string(m.map_index) + ": " + m.attempt + " replaces " + it->second.attempt);
+    Log("map " + std::to_string(m.map_index) + ": " + m.attempt + " replaces " +
+        it->second.attempt);
   }
   MapSlot& slot = maps_[m.map_index];
   slot = MapSlot{};
@@ -267,8 +272,8 @@ bool MergerSession::OnMapOutput(const std::vector<uint8_t>& body) {
 // chunks before the hierarchical merge can spill them; the rest wait their turn here.
 void MergerSession::StartQueued() {
   const MergerLimits& lim = ctx_->limits;
-  size_t limit = static_cast<size_t>(
-      std::max<uint64_t>(2, lim.memory_bytes / (2 * lim.buffer_bytes)));
+  size_t limit =
+      static_cast<size_t>(std::max<uint64_t>(2, lim.memory_bytes / (2 * lim.buffer_bytes)));
   while (fetching_ < limit && !queued_.empty()) {
     uint32_t index = queued_.front();
     queued_.pop_front();
@@ -277,8 +282,8 @@ void MergerSession::StartQueued() {
     MapSlot& slot = it->second;
     slot.state = MapState::kFetching;
     ++fetching_;
-    slot.segment = std::make_shared<RemoteSegment>(ctx_->fetch, slot.target, fetched_bytes_,
-                                                   ctx_->read_ahead);
+    slot.segment =
+        std::make_shared<RemoteSegment>(ctx_->fetch, slot.target, fetched_bytes_, ctx_->read_ahead);
     std::shared_ptr<Inbox> inbox = inbox_;
     uint64_t gen = slot.generation;
     slot.segment->Start([inbox, index, gen](bool ok, bool connect_failed, const std::string& err) {
@@ -325,7 +330,8 @@ bool MergerSession::MaybeSpill() {
   std::vector<uint32_t> held;
   for (auto& [index, slot] : maps_)
     if (slot.state == MapState::kFetched) held.push_back(index);
-  if (held.size() < 2 || static_cast<uint64_t>(std::max<int64_t>(0, ctx_->inputs.load())) <= max_inputs)
+  if (held.size() < 2 ||
+      static_cast<uint64_t>(std::max<int64_t>(0, ctx_->inputs.load())) <= max_inputs)
     return true;
   if (lim.spill_dirs.empty()) return true;  // nowhere to spill: stay in memory
   const std::string& dir = lim.spill_dirs[ctx_->next_spill_dir++ % lim.spill_dirs.size()];
@@ -344,7 +350,7 @@ bool MergerSession::MaybeSpill() {
   }
   MergeResult r = MergeSegments(inputs, reg_.key_type, run->sink());
   if (!r.ok) {
-    SendError(r.failed_kind == SegmentReader::ErrorKind::kCorrupt ? ErrorCode::kCorruptSegment
+    SendError(r.failed_kind == SegmentReader::ErrorKind::kCorrupt  ? ErrorCode::kCorruptSegment
               : r.failed_kind == SegmentReader::ErrorKind::kSource ? ErrorCode::kFetch
                                                                    : ErrorCode::kLocalIo,
               "spill merge: " + r.error);
@@ -382,8 +388,8 @@ bool MergerSession::OnMerge() {
   }
   for (auto& [index, slot] : maps_) {
     if (slot.state != MapState::kFetched) continue;
-    readers.push_back(std::make_unique<SegmentReader>(slot.segment.get(),
-                                                      static_cast<Codec>(reg_.codec)));
+    readers.push_back(
+        std::make_unique<SegmentReader>(slot.segment.get(), static_cast<Codec>(reg_.codec)));
     inputs.push_back({readers.back().get(), index});
   }
   Connection* conn = conn_.get();

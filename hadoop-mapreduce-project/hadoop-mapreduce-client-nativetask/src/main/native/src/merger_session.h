@@ -31,12 +31,12 @@
 namespace hadoop_accel::jbs {
 
 struct MergerLimits {
-  size_t buffer_bytes = 128 * 1024;       // one fetched chunk
-  uint64_t memory_bytes = 256ull << 20;   // whole daemon: merge inputs' chunk buffers (2 each)
-  std::vector<std::string> spill_dirs;    // run files, round-robin
-  uint32_t max_maps = 1u << 20;           // REGISTER num_maps above this is a bad request
-  size_t max_sessions = 1024;             // registered sessions; more are answered busy (3)
-  int register_timeout_ms = 60000;        // HELLO .. REGISTER, else the connection is closed
+  size_t buffer_bytes = 128 * 1024;      // one fetched chunk
+  uint64_t memory_bytes = 256ull << 20;  // whole daemon: merge inputs' chunk buffers (2 each)
+  std::vector<std::string> spill_dirs;   // run files, round-robin
+  uint32_t max_maps = 1u << 20;          // REGISTER num_maps above this is a bad request
+  size_t max_sessions = 1024;            // registered sessions; more are answered busy (3)
+  int register_timeout_ms = 60000;       // HELLO .. REGISTER, else the connection is closed
 };
 
 // What every session shares: jobs, the fetch client, the spill-dir cursor, a logger.

@@ -23,7 +23,9 @@ class MofServer : public FetchServer {
  public:
   MofServer(Transport* transport, DataEngine* engine, BufferPool* pool,
             UnauthorizedHook on_unauthorized = nullptr)
-      : transport_(transport), engine_(engine), pool_(pool),
+      : transport_(transport),
+        engine_(engine),
+        pool_(pool),
         on_unauthorized_(std::move(on_unauthorized)) {}
   ~MofServer() override { Stop(); }
 

@@ -24,8 +24,7 @@ bool AuthorizeFetchMac(const FetchRequest& req, const JobInfo& job);
 class RateLimitedLog {
  public:
   using Clock = std::chrono::steady_clock;
-  RateLimitedLog(FILE* out, std::string prefix,
-                 Clock::duration interval = std::chrono::seconds(1))
+  RateLimitedLog(FILE* out, std::string prefix, Clock::duration interval = std::chrono::seconds(1))
       : out_(out), prefix_(std::move(prefix)), interval_(interval) {}
 
   // True if the line was written now.

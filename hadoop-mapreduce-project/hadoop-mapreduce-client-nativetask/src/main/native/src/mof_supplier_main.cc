@@ -14,9 +14,9 @@
 #include "buffer_pool.h"
 #include "control_channel.h"
 #include "data_engine.h"
+#include "epoll_server.h"
 #include "job_registry.h"
 #include "map_output_locator.h"
-#include "epoll_server.h"
 #include "mof_supplier_auth.h"
 #include "mof_supplier_options.h"
 
@@ -52,8 +52,7 @@ int Run(const SupplierOptions& opt) {
   std::string dirs;
   for (const std::string& d : opt.local_dirs) dirs += (dirs.empty() ? "" : ",") + d;
   std::fprintf(stderr, "%sserving %s:%u from %s with %zu buffers of %zu bytes\n", kLogPrefix,
-               opt.listen.host.c_str(), server.port(), dirs.c_str(), opt.buffers,
-               opt.buffer_bytes);
+               opt.listen.host.c_str(), server.port(), dirs.c_str(), opt.buffers, opt.buffer_bytes);
   std::fprintf(stdout, "READY %u\n", server.port());
   std::fflush(stdout);
   ControlHooks hooks;
@@ -65,9 +64,11 @@ int Run(const SupplierOptions& opt) {
   RunControlChannel(stdin, stdout, &jobs, hooks);  // returns when the aux service closes stdin
   server.Stop();
   EpollServer::Stats st = server.stats();
-  std::fprintf(stderr, "%sstdin closed, stopped after %llu answers (%llu busy), %llu "
-               "connections (%llu closed for junk, %llu stalled)\n", kLogPrefix,
-               static_cast<unsigned long long>(st.served), static_cast<unsigned long long>(st.busy),
+  std::fprintf(stderr,
+               "%sstdin closed, stopped after %llu answers (%llu busy), %llu "
+               "connections (%llu closed for junk, %llu stalled)\n",
+               kLogPrefix, static_cast<unsigned long long>(st.served),
+               static_cast<unsigned long long>(st.busy),
                static_cast<unsigned long long>(st.accepted),
                static_cast<unsigned long long>(st.rejected_connections),
                static_cast<unsigned long long>(st.stalled));

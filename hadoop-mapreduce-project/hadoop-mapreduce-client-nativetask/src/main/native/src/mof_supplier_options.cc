@@ -97,8 +97,10 @@ bool ParseSupplierOptions(int argc, const char* const* argv, SupplierOptions* ou
       return false;
     }
   }
-  if (!have_listen) *error = "--listen: required (HOST:PORT)";
-  else if (!have_dirs) *error = "--local-dirs: required (D1,D2,...)";
+  if (!have_listen)
+    *error = "--listen: required (HOST:PORT)";
+  else if (!have_dirs)
+    *error = "--local-dirs: required (D1,D2,...)";
   if (!have_listen || !have_dirs) return false;
   *out = std::move(o);
   return true;

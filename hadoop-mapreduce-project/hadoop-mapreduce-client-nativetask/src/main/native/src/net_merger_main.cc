@@ -30,13 +30,14 @@ namespace keys = hadoop_accel::keys;
 namespace {
 
 [[noreturn]] void Usage(const std::string& why) {
-  std::fprintf(stderr,
-               "jbs_net_merger: %s\nusage: jbs_net_merger --socket PATH [--socket-access owner|any] "
-               "[--buffer-bytes N] "
-               "[--memory-bytes N] [--max-connections N] [--spill-dirs D1,D2,...] "
-               "[--connect-timeout-ms N] [--read-timeout-ms N] [--fetch-retries N] "
-               "[--retry-backoff-ms N]\n",
-               why.c_str());
+  std::fprintf(
+      stderr,
+      "jbs_net_merger: %s\nusage: jbs_net_merger --socket PATH [--socket-access owner|any] "
+      "[--buffer-bytes N] "
+      "[--memory-bytes N] [--max-connections N] [--spill-dirs D1,D2,...] "
+      "[--connect-timeout-ms N] [--read-timeout-ms N] [--fetch-retries N] "
+      "[--retry-backoff-ms N]\n",
+      why.c_str());
   std::exit(2);
 }
 
@@ -55,8 +56,8 @@ uint64_t Number(const std::string& option, const char* text, const keys::KeyBoun
 }
 
 // The int options' ranges must fit an int.
-static_assert(keys::kJbsConnectTimeoutMs.max <= INT_MAX &&
-              keys::kJbsReadTimeoutMs.max <= INT_MAX && keys::kJbsFetchRetries.max <= INT_MAX &&
+static_assert(keys::kJbsConnectTimeoutMs.max <= INT_MAX && keys::kJbsReadTimeoutMs.max <= INT_MAX &&
+              keys::kJbsFetchRetries.max <= INT_MAX &&
               keys::kJbsFetchRetryBackoffMs.max <= INT_MAX);
 
 std::vector<std::string> Dirs(const char* text) {

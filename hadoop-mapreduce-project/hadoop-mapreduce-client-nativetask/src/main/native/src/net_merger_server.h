@@ -35,7 +35,7 @@ struct NetMergerConfig {
   int read_timeout_ms = static_cast<int>(keys::kJbsReadTimeoutMs.default_value);
   int fetch_retries = static_cast<int>(keys::kJbsFetchRetries.default_value);
   int retry_backoff_ms = static_cast<int>(keys::kJbsFetchRetryBackoffMs.default_value);
-  size_t max_sessions = 1024;  // registered reducers at once (not a command-line option)
+  size_t max_sessions = 1024;       // registered reducers at once (not a command-line option)
   int register_timeout_ms = 60000;  // a connection must REGISTER within this (nor this)
 };
 

@@ -187,9 +187,7 @@ void PipelinedEngine::DiskLoop(Lane* lane) {
     auto it = served_to.find({c.file, c.partition_end});
     return it == served_to.end() || it->second > c.offset;
   };
-  auto can_prefetch = [&] {
-    return !candidates.empty() && pool_->free_count() > prefetch_reserve;
-  };
+  auto can_prefetch = [&] { return !candidates.empty() && pool_->free_count() > prefetch_reserve; };
 
   for (;;) {
     std::deque<Incoming> batch;
@@ -197,8 +195,7 @@ void PipelinedEngine::DiskLoop(Lane* lane) {
     {
       std::unique_lock<std::mutex> lk(mu_);
       lane->wants_buffers = sched.pending() > 0 || !candidates.empty();
-      while (!stopping_ && lane->incoming.empty() && !lane->released &&
-             lane->drop_files.empty()) {
+      while (!stopping_ && lane->incoming.empty() && !lane->released && lane->drop_files.empty()) {
         if (sched.pending() > 0 ? pool_->free_count() > 0 : can_prefetch()) break;
         if (sched.pending() == 0) {
           lane->cv.wait(lk);
@@ -236,8 +233,8 @@ void PipelinedEngine::DiskLoop(Lane* lane) {
       uint64_t id = next_ticket++;
       demanded.insert({p.data_path, p.file_offset});
       sched.Submit({id, p.data_path, p.file_offset, len});
-      tickets.emplace(id, Ticket{in.sink, in.conn, in.seq, std::move(in.req), p.header,
-                                 p.partition_end});
+      tickets.emplace(
+          id, Ticket{in.sink, in.conn, in.seq, std::move(in.req), p.header, p.partition_end});
     }
 
     // 2. Demand reads in scheduler order while buffers last; prefetched chunks yield theirs.
@@ -277,8 +274,8 @@ void PipelinedEngine::DiskLoop(Lane* lane) {
         Ticket t = std::move(it->second);
         tickets.erase(it);
         ++busy_;
-        Complete({t.sink, t.conn, t.seq, t.req, Refused(t.req, ResponseStatus::kBusy),
-                  std::nullopt});
+        Complete(
+            {t.sink, t.conn, t.seq, t.req, Refused(t.req, ResponseStatus::kBusy), std::nullopt});
       }
       demanded.clear();
       last_progress = Clock::now();

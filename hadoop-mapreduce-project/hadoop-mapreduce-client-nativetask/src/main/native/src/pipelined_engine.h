@@ -35,7 +35,7 @@
 namespace hadoop_accel::jbs {
 
 struct FetchCompletion {
-  size_t sink = 0;    // the submitter's tags, returned as given
+  size_t sink = 0;  // the submitter's tags, returned as given
   uint64_t conn = 0;
   uint64_t seq = 0;
   FetchRequest request;
@@ -46,22 +46,22 @@ struct FetchCompletion {
 class PipelinedEngine {
  public:
   struct Config {
-    size_t max_queued = 0;       // 0: 4 x the pool's buffer count
+    size_t max_queued = 0;        // 0: 4 x the pool's buffer count
     uint32_t reads_per_turn = 4;  // ReadScheduler's turn length
-    size_t open_files = 128;     // open-file cache size
+    size_t open_files = 128;      // open-file cache size
     bool prefetch = true;
-    size_t max_prefetched = 0;   // 0: a quarter of the pool
+    size_t max_prefetched = 0;  // 0: a quarter of the pool
     int buffer_wait_ms = 200;
     size_t disk_threads = 1;
     size_t sinks = 1;  // completion queues, one per network thread
   };
   struct Stats {
     uint64_t requests = 0;
-    uint64_t disk_reads = 0;      // demand reads
+    uint64_t disk_reads = 0;  // demand reads
     uint64_t prefetch_reads = 0;
-    uint64_t prefetch_hits = 0;   // requests answered from a prefetched chunk
+    uint64_t prefetch_hits = 0;  // requests answered from a prefetched chunk
     uint64_t prefetch_dropped = 0;
-    uint64_t busy = 0;            // answered BUSY by the engine (buffer wait)
+    uint64_t busy = 0;  // answered BUSY by the engine (buffer wait)
     uint64_t file_opens = 0;
   };
   // Called from a disk thread when completions for `sink` become available (e.g. write that

@@ -45,10 +45,14 @@ int CompareLong(const uint8_t* a, size_t alen, const uint8_t* b, size_t blen) {
 
 RawCompare ComparatorFor(uint8_t key_type) {
   switch (static_cast<KeyType>(key_type)) {
-    case KeyType::kText: return CompareText;
-    case KeyType::kBytesWritable: return CompareBytesWritable;
-    case KeyType::kInt: return CompareInt;
-    case KeyType::kLong: return CompareLong;
+    case KeyType::kText:
+      return CompareText;
+    case KeyType::kBytesWritable:
+      return CompareBytesWritable;
+    case KeyType::kInt:
+      return CompareInt;
+    case KeyType::kLong:
+      return CompareLong;
   }
   return nullptr;
 }
@@ -57,9 +61,12 @@ bool IsWellFormedKey(uint8_t key_type, const uint8_t* key, size_t len) {
   switch (static_cast<KeyType>(key_type)) {
     case KeyType::kText:
       return len > 0 && static_cast<size_t>(VIntSizeFromFirstByte(key[0])) <= len;
-    case KeyType::kBytesWritable: return len >= 4;
-    case KeyType::kInt: return len == 4;
-    case KeyType::kLong: return len == 8;
+    case KeyType::kBytesWritable:
+      return len >= 4;
+    case KeyType::kInt:
+      return len == 4;
+    case KeyType::kLong:
+      return len == 8;
   }
   return false;
 }

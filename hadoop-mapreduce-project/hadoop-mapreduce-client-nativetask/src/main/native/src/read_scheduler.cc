@@ -33,8 +33,8 @@ std::optional<ReadOp> ReadScheduler::Next() {
   Group& g = git->second;
   auto rit = g.reads.begin();
   ReadRequest& r = rit->second;
-  ReadOp op{r.request_id, r.file, r.file_offset,
-            std::min<uint64_t>(r.length, pool_->buffer_size()), *buffer};
+  ReadOp op{r.request_id, r.file, r.file_offset, std::min<uint64_t>(r.length, pool_->buffer_size()),
+            *buffer};
   g.reads.erase(rit);
   --pending_;
 

@@ -9,7 +9,6 @@
 namespace hadoop_accel::jbs {
 namespace {
 
-
 // Builds one frame: fields appended to a body, the header patched in at Finish.
 class Writer {
  public:

@@ -47,16 +47,20 @@ enum class ReducerFrame : uint16_t {
   kError = 25,
 };
 
-constexpr size_t kMaxDataPayload = 256 * 1024;     // merged-stream bytes in one DATA frame
+constexpr size_t kMaxDataPayload = 256 * 1024;  // merged-stream bytes in one DATA frame
 constexpr size_t kMaxHostLength = 255;
-constexpr size_t kMaxMessageLength = 1024;         // REGISTERED / FETCH_FAILED / ERROR text
-constexpr size_t kMaxReducerControlBody = 2048;    // every frame but DATA is far below this
+constexpr size_t kMaxMessageLength = 1024;       // REGISTERED / FETCH_FAILED / ERROR text
+constexpr size_t kMaxReducerControlBody = 2048;  // every frame but DATA is far below this
 
 enum class KeyType : uint8_t { kText = 1, kBytesWritable = 2, kInt = 3, kLong = 4 };
 enum class Codec : uint8_t { kNone = 0, kZlib = 1 };
 
 enum class RegisterStatus : uint16_t {
-  kOk = 0, kUnauthorized = 1, kUnsupported = 2, kBusy = 3, kBadRequest = 4,
+  kOk = 0,
+  kUnauthorized = 1,
+  kUnsupported = 2,
+  kBusy = 3,
+  kBadRequest = 4,
 };
 
 // ERROR codes (ours; DESIGN.md leaves them open). Any ERROR ends the session.
@@ -68,7 +72,9 @@ enum class ErrorCode : uint16_t {
   kShutdown = 5,        // the daemon is stopping
 };
 
-struct Hello { uint8_t nonce[kNonceLength] = {}; };
+struct Hello {
+  uint8_t nonce[kNonceLength] = {};
+};
 struct Register {
   uint32_t partition = 0;
   uint32_t num_maps = 0;
@@ -83,8 +89,17 @@ struct Registered {
   std::string message;
   std::string proof;  // RegisteredMac (kMacLength bytes) when status is kOk, else empty
 };
-struct MapOutput { uint32_t map_index = 0; uint16_t port = 0; std::string attempt; std::string host; };
-struct MapFetched { uint32_t map_index = 0; uint64_t part_length = 0; std::string attempt; };
+struct MapOutput {
+  uint32_t map_index = 0;
+  uint16_t port = 0;
+  std::string attempt;
+  std::string host;
+};
+struct MapFetched {
+  uint32_t map_index = 0;
+  uint64_t part_length = 0;
+  std::string attempt;
+};
 struct FetchFailed {
   uint32_t map_index = 0;
   bool connect_failed = false;
@@ -98,7 +113,10 @@ struct EndStats {
   uint32_t merge_passes = 0;
   uint64_t spilled_bytes = 0;
 };
-struct ErrorFrame { ErrorCode code = ErrorCode::kProtocol; std::string message; };
+struct ErrorFrame {
+  ErrorCode code = ErrorCode::kProtocol;
+  std::string message;
+};
 
 // Header check for types 16..25: magic, version, type, and the body bound of the type
 // (DATA: 4..4 + kMaxDataPayload; MERGE: 0; others <= kMaxReducerControlBody).

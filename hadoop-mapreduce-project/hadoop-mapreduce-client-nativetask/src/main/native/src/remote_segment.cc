@@ -110,7 +110,8 @@ bool RemoteSegment::Next(std::vector<uint8_t>* chunk, std::string* error) {
     Request(offset);
     lock.lock();
   }
-  cv_.wait(lock, [this] { return !ready_.empty() || !error_.empty() || cancelled_ || !in_flight_; });
+  cv_.wait(lock,
+           [this] { return !ready_.empty() || !error_.empty() || cancelled_ || !in_flight_; });
   if (!ready_.empty()) {
     *chunk = std::move(ready_.front());
     ready_.pop_front();

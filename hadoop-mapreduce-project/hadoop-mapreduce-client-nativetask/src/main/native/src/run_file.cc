@@ -1,7 +1,7 @@
 #include "run_file.h"
 
-#include <hadoop_accel/accel.h>
 #include <fcntl.h>
+#include <hadoop_accel/accel.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -27,7 +27,8 @@ class FileChunkSource : public ChunkSource {
       ssize_t r = ::pread(fd_, out->data() + got, n - got, static_cast<off_t>(pos_ + got));
       if (r < 0 && errno == EINTR) continue;
       if (r <= 0) {
-        *error = std::string("reading a spill run: ") + (r == 0 ? "short file" : std::strerror(errno));
+        *error =
+            std::string("reading a spill run: ") + (r == 0 ? "short file" : std::strerror(errno));
         return false;
       }
       got += static_cast<size_t>(r);

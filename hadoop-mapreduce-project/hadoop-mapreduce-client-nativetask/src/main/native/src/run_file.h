@@ -36,6 +36,7 @@ class RunFile {
     explicit Writer(RunFile* run);
     bool Append(const RawRecord& r, uint32_t order) override;
     bool Finish() override;
+
    private:
     RunFile* run_;
     std::vector<uint8_t> value_;

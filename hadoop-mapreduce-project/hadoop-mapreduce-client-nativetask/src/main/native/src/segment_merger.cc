@@ -30,9 +30,7 @@ bool StreamSink::Append(const RawRecord& r, uint32_t) {
   uint8_t lens[18];
   size_t n = EncodeVLong(static_cast<int64_t>(r.key_length), lens);
   n += EncodeVLong(static_cast<int64_t>(r.value_length), lens + n);
-  if (!Put(lens, n) || !Put(r.key, r.key_length) ||
-      !Put(r.value, r.value_length))
-    return false;
+  if (!Put(lens, n) || !Put(r.key, r.key_length) || !Put(r.value, r.value_length)) return false;
   ++records_;
   return true;
 }

@@ -18,20 +18,29 @@ constexpr uint64_t kMaxSignedLong = static_cast<uint64_t>(std::numeric_limits<in
 // Closes the descriptor on every return path.
 struct Fd {
   int fd;
-  ~Fd() { if (fd >= 0) ::close(fd); }
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
 };
 
 }  // namespace
 
 const char* IndexStatusName(IndexStatus s) {
   switch (s) {
-    case IndexStatus::kOk: return "ok";
-    case IndexStatus::kTruncated: return "index size is not 24*N+8";
-    case IndexStatus::kTooManyPartitions: return "too many partitions";
-    case IndexStatus::kBadChecksum: return "index checksum mismatch";
-    case IndexStatus::kBadRecord: return "bad index record";
-    case IndexStatus::kIoError: return "cannot read index file";
-    case IndexStatus::kPartitionOutOfRange: return "partition out of range";
+    case IndexStatus::kOk:
+      return "ok";
+    case IndexStatus::kTruncated:
+      return "index size is not 24*N+8";
+    case IndexStatus::kTooManyPartitions:
+      return "too many partitions";
+    case IndexStatus::kBadChecksum:
+      return "index checksum mismatch";
+    case IndexStatus::kBadRecord:
+      return "bad index record";
+    case IndexStatus::kIoError:
+      return "cannot read index file";
+    case IndexStatus::kPartitionOutOfRange:
+      return "partition out of range";
   }
   return "unknown";
 }
@@ -45,7 +54,8 @@ IndexStatus SpillIndex::Parse(const uint8_t* data, size_t len, SpillIndex* out,
   if (n > max_partitions) return IndexStatus::kTooManyPartitions;
   size_t body = n * kIndexRecordSize;
   // Hadoop stores Checksum.getValue() as a long: the CRC in the low 32 bits, zeros above.
-  if (LoadBe64(data + body) != uint64_t{hacc_crc32_update(0, data, body)}) return IndexStatus::kBadChecksum;
+  if (LoadBe64(data + body) != uint64_t{hacc_crc32_update(0, data, body)})
+    return IndexStatus::kBadChecksum;
 
   std::vector<IndexRecord> records(n);
   for (size_t i = 0; i < n; ++i) {

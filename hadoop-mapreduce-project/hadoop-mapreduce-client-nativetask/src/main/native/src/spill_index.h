@@ -31,11 +31,11 @@ struct IndexRecord {
 
 enum class IndexStatus : int {
   kOk = 0,
-  kTruncated = -20,        // size is not 24*N + 8 with N >= 1
+  kTruncated = -20,  // size is not 24*N + 8 with N >= 1
   kTooManyPartitions = -21,
   kBadChecksum = -22,
-  kBadRecord = -23,        // negative field or startOffset + partLength overflows
-  kIoError = -24,          // open/stat/read failed (errno kept by the caller's choice)
+  kBadRecord = -23,  // negative field or startOffset + partLength overflows
+  kIoError = -24,    // open/stat/read failed (errno kept by the caller's choice)
   kPartitionOutOfRange = -25,
 };
 

@@ -19,8 +19,8 @@ StreamConnection::~StreamConnection() {
   ::close(fd_);
 }
 
-int StreamConnection::SendFrame(const uint8_t* prefix, size_t prefix_len,
-                                const uint8_t* payload, size_t payload_len) {
+int StreamConnection::SendFrame(const uint8_t* prefix, size_t prefix_len, const uint8_t* payload,
+                                size_t payload_len) {
   iovec iov[2] = {{const_cast<uint8_t*>(prefix), prefix_len},
                   {const_cast<uint8_t*>(payload), payload_len}};
   int n = payload_len > 0 ? 2 : 1;

@@ -97,9 +97,12 @@ class TcpTransport : public Transport {
         pollfd p{fd, POLLOUT, 0};
         int r = ::poll(&p, 1, timeout_ms);
         socklen_t el = sizeof(e);
-        if (r == 0) e = ETIMEDOUT;
-        else if (r < 0) e = errno;
-        else ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el);
+        if (r == 0)
+          e = ETIMEDOUT;
+        else if (r < 0)
+          e = errno;
+        else
+          ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el);
       }
     }
     if (e == 0 && ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) e = errno;
@@ -127,8 +130,8 @@ int ListenTcp(const Endpoint& at, bool nonblocking, int* fd_out, uint16_t* port_
   sockaddr_storage addr{};
   socklen_t len = 0;
   if (int e = Resolve(at, true, &addr, &len)) return e;
-  int fd = ::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | (nonblocking ? SOCK_NONBLOCK : 0),
-                    0);
+  int fd =
+      ::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | (nonblocking ? SOCK_NONBLOCK : 0), 0);
   if (fd < 0) return errno;
   int one = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));

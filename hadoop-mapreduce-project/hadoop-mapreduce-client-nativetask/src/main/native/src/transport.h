@@ -13,7 +13,7 @@
 namespace hadoop_accel::jbs {
 
 struct Endpoint {
-  std::string host;  // numeric address or name
+  std::string host;   // numeric address or name
   uint16_t port = 0;  // 0 when listening: pick a free port
 };
 

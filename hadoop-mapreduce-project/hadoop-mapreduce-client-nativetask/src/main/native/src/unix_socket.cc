@@ -45,7 +45,9 @@ int ConnectUnix(const std::string& path, std::unique_ptr<Connection>* out) {
 
 bool SecureSocketDir(const std::string& socket_path, unsigned dir_mode, std::string* why) {
   size_t slash = socket_path.rfind('/');
-  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : socket_path.substr(0, slash);
+  std::string dir = slash == std::string::npos ? "."
+                    : slash == 0               ? "/"
+                                               : socket_path.substr(0, slash);
   if (::mkdir(dir.c_str(), dir_mode) == 0) return true;  // ours, with our mode (umask aside)
   if (errno != EEXIST) {
     *why = "cannot create socket directory " + dir + ": " + std::strerror(errno);

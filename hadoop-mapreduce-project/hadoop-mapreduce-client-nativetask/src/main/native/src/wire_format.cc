@@ -14,7 +14,6 @@ constexpr size_t kRequestFixedSize = 8 + 4 + 8 + 4;
 constexpr uint64_t kMaxSignedLong = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
 constexpr uint32_t kMaxSignedInt = static_cast<uint32_t>(std::numeric_limits<int32_t>::max());
 
-
 void PutFrameHeader(uint8_t* p, FrameType type, uint32_t body_length) {
   StoreBe32(p, kFrameMagic);
   StoreBe16(p + 4, kProtocolVersion);
@@ -33,19 +32,32 @@ void PutString(std::vector<uint8_t>* out, const std::string& s) {
 
 const char* WireStatusName(WireStatus s) {
   switch (s) {
-    case WireStatus::kOk: return "ok";
-    case WireStatus::kNeedMore: return "need more bytes";
-    case WireStatus::kBadMagic: return "bad magic";
-    case WireStatus::kBadVersion: return "unsupported protocol version";
-    case WireStatus::kBadType: return "unknown message type";
-    case WireStatus::kTooLarge: return "message too large";
-    case WireStatus::kMalformed: return "malformed message";
-    case WireStatus::kBadJobId: return "bad job id";
-    case WireStatus::kBadAttemptId: return "bad map attempt id";
-    case WireStatus::kBadLength: return "bad length";
-    case WireStatus::kBadAuth: return "bad auth field";
-    case WireStatus::kBadStatus: return "bad response status";
-    case WireStatus::kBufferTooSmall: return "buffer too small";
+    case WireStatus::kOk:
+      return "ok";
+    case WireStatus::kNeedMore:
+      return "need more bytes";
+    case WireStatus::kBadMagic:
+      return "bad magic";
+    case WireStatus::kBadVersion:
+      return "unsupported protocol version";
+    case WireStatus::kBadType:
+      return "unknown message type";
+    case WireStatus::kTooLarge:
+      return "message too large";
+    case WireStatus::kMalformed:
+      return "malformed message";
+    case WireStatus::kBadJobId:
+      return "bad job id";
+    case WireStatus::kBadAttemptId:
+      return "bad map attempt id";
+    case WireStatus::kBadLength:
+      return "bad length";
+    case WireStatus::kBadAuth:
+      return "bad auth field";
+    case WireStatus::kBadStatus:
+      return "bad response status";
+    case WireStatus::kBufferTooSmall:
+      return "buffer too small";
   }
   return "unknown";
 }
@@ -91,8 +103,8 @@ WireStatus ValidateRequest(const FetchRequest& req) {
 WireStatus EncodeRequest(const FetchRequest& req, std::vector<uint8_t>* out) {
   WireStatus v = ValidateRequest(req);
   if (v != WireStatus::kOk) return v;
-  size_t body = kRequestFixedSize + 6 + req.job_id.size() + req.map_attempt_id.size() +
-                req.auth.size();
+  size_t body =
+      kRequestFixedSize + 6 + req.job_id.size() + req.map_attempt_id.size() + req.auth.size();
   size_t start = out->size();
   out->resize(start + kFrameHeaderSize + kRequestFixedSize);
   uint8_t* p = out->data() + start;
@@ -163,8 +175,10 @@ WireStatus EncodeResponsePrefix(const FetchResponseHeader& h, uint8_t* out, size
   StoreBe64(p + 20, h.part_length);
   StoreBe64(p + 28, h.chunk_offset);
   StoreBe32(p + 36, h.chunk_length);
-  if (h.reply_mac.empty()) std::memset(p + 40, 0, kReplyMacLength);
-  else std::memcpy(p + 40, h.reply_mac.data(), kReplyMacLength);
+  if (h.reply_mac.empty())
+    std::memset(p + 40, 0, kReplyMacLength);
+  else
+    std::memcpy(p + 40, h.reply_mac.data(), kReplyMacLength);
   return WireStatus::kOk;
 }
 

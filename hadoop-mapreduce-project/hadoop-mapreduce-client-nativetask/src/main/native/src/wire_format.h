@@ -28,14 +28,14 @@
 namespace hadoop_accel::jbs {
 
 constexpr uint32_t kFrameMagic = 0x4A42534D;  // "JBSM"
-constexpr uint16_t kProtocolVersion = 2;  // 2: server proofs (reply mac, REGISTERED mac)
+constexpr uint16_t kProtocolVersion = 2;      // 2: server proofs (reply mac, REGISTERED mac)
 constexpr size_t kFrameHeaderSize = 12;
 
 enum class FrameType : uint16_t { kFetchRequest = 1, kFetchResponse = 2 };
 
 // Bounds enforced by both encoder and decoder.
-constexpr size_t kMaxAuthLength = 128;          // an HMAC-SHA1 in base64 is 28
-constexpr size_t kMaxRequestBodySize = 512;     // fixed 24 + 3 length-prefixed fields < 512
+constexpr size_t kMaxAuthLength = 128;           // an HMAC-SHA1 in base64 is 28
+constexpr size_t kMaxRequestBodySize = 512;      // fixed 24 + 3 length-prefixed fields < 512
 constexpr uint32_t kMaxChunkLength = 16u << 20;  // largest transport buffer we allow
 constexpr size_t kReplyMacLength = 20;
 constexpr size_t kResponseHeaderBodySize = 40 + kReplyMacLength;
@@ -43,17 +43,17 @@ constexpr size_t kResponseHeaderBodySize = 40 + kReplyMacLength;
 // Values match the C API's HJBS_* codes (mof_supplier.h).
 enum class WireStatus : int {
   kOk = 0,
-  kNeedMore = 1,        // a valid prefix: read more bytes and decode again
+  kNeedMore = 1,  // a valid prefix: read more bytes and decode again
   kBadMagic = -1,
   kBadVersion = -2,
   kBadType = -3,
-  kTooLarge = -4,       // body length above the limit for its type
-  kMalformed = -5,      // a field runs past the body, or bytes are left over after the last
+  kTooLarge = -4,   // body length above the limit for its type
+  kMalformed = -5,  // a field runs past the body, or bytes are left over after the last
   kBadJobId = -6,
-  kBadAttemptId = -7,   // also: an attempt of another job, or not a map attempt
-  kBadLength = -8,      // max/chunk length zero or above kMaxChunkLength, chunk past partition
-  kBadAuth = -9,        // auth field longer than kMaxAuthLength
-  kBadStatus = -10,     // unknown response status, reserved field not zero, data on error
+  kBadAttemptId = -7,  // also: an attempt of another job, or not a map attempt
+  kBadLength = -8,     // max/chunk length zero or above kMaxChunkLength, chunk past partition
+  kBadAuth = -9,       // auth field longer than kMaxAuthLength
+  kBadStatus = -10,    // unknown response status, reserved field not zero, data on error
   kBufferTooSmall = -11,
 };
 
@@ -78,10 +78,10 @@ struct FetchRequest {
 enum class ResponseStatus : uint16_t {
   kOk = 0,
   kBadRequest = 1,
-  kNotFound = 2,      // unknown job/attempt, or partition out of range
+  kNotFound = 2,  // unknown job/attempt, or partition out of range
   kUnauthorized = 3,
-  kServerError = 4,   // I/O or checksum failure on the server side
-  kBusy = 5,          // try again later
+  kServerError = 4,  // I/O or checksum failure on the server side
+  kBusy = 5,         // try again later
 };
 
 struct FetchResponseHeader {

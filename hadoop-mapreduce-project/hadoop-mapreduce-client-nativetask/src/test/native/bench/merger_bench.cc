@@ -63,10 +63,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "merge failed: %s\n", r.error.c_str());
       return 1;
     }
-    std::printf("%-5s %zu segments, %zu records, %.1f MiB on disk, %.1f MiB stream: %.3f s, "
-                "%.0f MiB/s of stream, %.2f M records/s\n",
-                zlib ? "zlib" : "plain", segments, records, disk_total / 1048576.0,
-                sink_bytes / 1048576.0, sec, sink_bytes / 1048576.0 / sec, records / sec / 1e6);
+    std::printf(
+        "%-5s %zu segments, %zu records, %.1f MiB on disk, %.1f MiB stream: %.3f s, "
+        "%.0f MiB/s of stream, %.2f M records/s\n",
+        zlib ? "zlib" : "plain", segments, records, disk_total / 1048576.0, sink_bytes / 1048576.0,
+        sec, sink_bytes / 1048576.0 / sec, records / sec / 1e6);
   }
   return 0;
 }

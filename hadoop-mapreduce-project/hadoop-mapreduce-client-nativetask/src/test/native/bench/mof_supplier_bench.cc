@@ -152,8 +152,8 @@ uint64_t PullShare(uint16_t port, const Options& o, int conn, uint32_t chunk) {
     FetchResponseHeader h;
     if (!ReceiveResponse(c.get(), &h, buf.data(), buf.size()).ok()) return 0;
     if (h.status == ResponseStatus::kBusy) {  // ask again later from the same place
-      segs[outstanding.front()].next = std::min<uint64_t>(segs[outstanding.front()].next,
-                                                          h.chunk_offset);
+      segs[outstanding.front()].next =
+          std::min<uint64_t>(segs[outstanding.front()].next, h.chunk_offset);
     } else if (h.status != ResponseStatus::kOk) {
       std::fprintf(stderr, "status %d\n", static_cast<int>(h.status));
       return 0;
@@ -195,7 +195,10 @@ double Baseline(const Options& o, uint32_t chunk) {
         size_t want = sizeof(prefix) + chunk, done = 0;
         while (done < want) {
           ssize_t w = ::writev(fd, v, 2);
-          if (w <= 0) { ok = false; break; }
+          if (w <= 0) {
+            ok = false;
+            break;
+          }
           done += static_cast<size_t>(w);
           size_t skip = static_cast<size_t>(w);
           for (iovec& x : v) {
@@ -214,10 +217,16 @@ double Baseline(const Options& o, uint32_t chunk) {
     clients.emplace_back([&] {
       std::unique_ptr<Transport> tcp = MakeTcpTransport();
       std::unique_ptr<Connection> c;
-      if (tcp->Connect({"127.0.0.1", port}, 5000, &c) != 0) { ok = false; return; }
+      if (tcp->Connect({"127.0.0.1", port}, 5000, &c) != 0) {
+        ok = false;
+        return;
+      }
       std::vector<uint8_t> buf(chunk + kResponsePrefixSize);
       for (uint64_t got = 0; got < per_conn; got += chunk)
-        if (c->RecvExact(buf.data(), buf.size()) != 0) { ok = false; return; }
+        if (c->RecvExact(buf.data(), buf.size()) != 0) {
+          ok = false;
+          return;
+        }
     });
   }
   for (auto& t : clients) t.join();
@@ -230,18 +239,30 @@ double Baseline(const Options& o, uint32_t chunk) {
 bool ParseArgs(int argc, char** argv, Options* o) {
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
-    if (k == "--maps") o->maps = std::stoi(v);
-    else if (k == "--partitions") o->partitions = std::stoi(v);
-    else if (k == "--part-bytes") o->part_bytes = std::stoull(v);
-    else if (k == "--conns") o->conns = std::stoi(v);
-    else if (k == "--window") o->window = std::stoi(v);
-    else if (k == "--dir") o->dir = v;
-    else if (k == "--only") o->only = v;
-    else if (k == "--cold") o->cold = v == "1";
-    else if (k == "--disk-threads") o->disk_threads = std::stoul(v);
-    else if (k == "--network-threads") o->network_threads = std::stoul(v);
-    else if (k == "--read-ahead") o->prefetch = v == "1";
-    else return false;
+    if (k == "--maps")
+      o->maps = std::stoi(v);
+    else if (k == "--partitions")
+      o->partitions = std::stoi(v);
+    else if (k == "--part-bytes")
+      o->part_bytes = std::stoull(v);
+    else if (k == "--conns")
+      o->conns = std::stoi(v);
+    else if (k == "--window")
+      o->window = std::stoi(v);
+    else if (k == "--dir")
+      o->dir = v;
+    else if (k == "--only")
+      o->only = v;
+    else if (k == "--cold")
+      o->cold = v == "1";
+    else if (k == "--disk-threads")
+      o->disk_threads = std::stoul(v);
+    else if (k == "--network-threads")
+      o->network_threads = std::stoul(v);
+    else if (k == "--read-ahead")
+      o->prefetch = v == "1";
+    else
+      return false;
   }
   return argc % 2 == 1 && o->maps > 0 && o->partitions > 0 && o->conns > 0 && o->window > 0 &&
          o->part_bytes > 0;
@@ -252,21 +273,21 @@ bool ParseArgs(int argc, char** argv, Options* o) {
 int main(int argc, char** argv) {
   Options o;
   if (!ParseArgs(argc, argv, &o)) {
-    std::fprintf(stderr, "usage: jbs_supplier_bench [--maps N] [--partitions N] [--part-bytes N] "
-                         "[--conns N] [--window N] [--dir D]\n");
+    std::fprintf(stderr,
+                 "usage: jbs_supplier_bench [--maps N] [--partitions N] [--part-bytes N] "
+                 "[--conns N] [--window N] [--dir D]\n");
     return 2;
   }
   std::string tmpl = o.dir + "/jbs_bench_XXXXXX";
   std::string root = ::mkdtemp(tmpl.data());
   WriteOutputs(o, root);
-  std::printf("maps %d partitions %d part_bytes %zu conns %d window %d disk_threads %zu "
-              "network_threads %zu%s (%.0f MB per run)\n",
-              o.maps, o.partitions, o.part_bytes, o.conns, o.window, o.disk_threads,
-              o.network_threads,
-              o.cold ? " cold page cache" : "",
-              double(o.maps) * o.partitions * o.part_bytes / 1e6);
-  std::printf("%-8s %12s %12s %12s %8s %8s\n", "buffer", "baseline", "epoll", "threaded",
-              "epoll/b", "thr/b");
+  std::printf(
+      "maps %d partitions %d part_bytes %zu conns %d window %d disk_threads %zu "
+      "network_threads %zu%s (%.0f MB per run)\n",
+      o.maps, o.partitions, o.part_bytes, o.conns, o.window, o.disk_threads, o.network_threads,
+      o.cold ? " cold page cache" : "", double(o.maps) * o.partitions * o.part_bytes / 1e6);
+  std::printf("%-8s %12s %12s %12s %8s %8s\n", "buffer", "baseline", "epoll", "threaded", "epoll/b",
+              "thr/b");
   for (uint32_t kib : {64u, 128u, 256u}) {
     uint32_t chunk = kib * 1024;
     JobRegistry jobs;

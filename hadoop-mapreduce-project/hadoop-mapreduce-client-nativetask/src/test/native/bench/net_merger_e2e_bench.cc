@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
   size_t buffer = (argc > 3 ? std::strtoul(argv[3], nullptr, 10) : 128) * 1024;
   uint64_t memory = (argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 256) << 20;
   std::string server_kind = argc > 5 ? argv[5] : "epoll";
-  if (server_kind != "epoll" && server_kind != "threaded") return Fail("server is epoll or threaded");
+  if (server_kind != "epoll" && server_kind != "threaded")
+    return Fail("server is epoll or threaded");
   ScratchDir local, spill, sock_dir;
   std::mt19937 rng(1);
   auto cmp = ComparatorFor(1);
@@ -114,7 +115,8 @@ int main(int argc, char** argv) {
   ReducerFrame t;
   std::vector<uint8_t> body, f;
   Hello hello;
-  if (!ReadFrame(c.get(), &t, &body) || DecodeHello(body.data(), body.size(), &hello) != WireStatus::kOk)
+  if (!ReadFrame(c.get(), &t, &body) ||
+      DecodeHello(body.data(), body.size(), &hello) != WireStatus::kOk)
     return Fail("hello");
   Register reg;
   reg.num_maps = maps;
@@ -156,13 +158,14 @@ int main(int argc, char** argv) {
   auto t2 = std::chrono::steady_clock::now();
   double all = std::chrono::duration<double>(t2 - t0).count();
   double merge = std::chrono::duration<double>(t2 - t1).count();
-  std::printf("%s supplier, %u maps x %zu MiB, buffer %zu KiB, memory %llu MiB: %.1f MiB "
-              "fetched, %.1f MiB stream, %u passes, %.1f MiB spilled; MAP_OUTPUT..END %.3f s "
-              "(%.0f MiB/s), MERGE..END %.3f s, fetched_MBps %.1f\n",
-              server_kind.c_str(), maps, mib, buffer / 1024,
-              static_cast<unsigned long long>(memory >> 20), end.fetched_bytes / 1048576.0,
-              stream / 1048576.0, end.merge_passes, end.spilled_bytes / 1048576.0, all,
-              stream / 1048576.0 / all, merge, end.fetched_bytes / 1e6 / all);
+  std::printf(
+      "%s supplier, %u maps x %zu MiB, buffer %zu KiB, memory %llu MiB: %.1f MiB "
+      "fetched, %.1f MiB stream, %u passes, %.1f MiB spilled; MAP_OUTPUT..END %.3f s "
+      "(%.0f MiB/s), MERGE..END %.3f s, fetched_MBps %.1f\n",
+      server_kind.c_str(), maps, mib, buffer / 1024, static_cast<unsigned long long>(memory >> 20),
+      end.fetched_bytes / 1048576.0, stream / 1048576.0, end.merge_passes,
+      end.spilled_bytes / 1048576.0, all, stream / 1048576.0 / all, merge,
+      end.fetched_bytes / 1e6 / all);
   c->Close();
   merger.Stop();
   supplier.Stop();

@@ -23,13 +23,21 @@ Bytes Mutate(const Bytes& in, std::mt19937_64& rng, const std::vector<Bytes>& se
   for (int i = 0; i < steps; ++i) {
     size_t pos = b.empty() ? 0 : rng() % b.size();
     switch (rng() % 7) {
-      case 0: if (!b.empty()) b[pos] ^= static_cast<uint8_t>(1u << (rng() % 8)); break;
-      case 1: if (!b.empty()) b[pos] = static_cast<uint8_t>(rng()); break;
-      case 2: b.resize(b.empty() ? 0 : rng() % b.size()); break;
-      case 3: b.insert(b.begin() + static_cast<long>(pos), static_cast<uint8_t>(rng())); break;
+      case 0:
+        if (!b.empty()) b[pos] ^= static_cast<uint8_t>(1u << (rng() % 8));
+        break;
+      case 1:
+        if (!b.empty()) b[pos] = static_cast<uint8_t>(rng());
+        break;
+      case 2:
+        b.resize(b.empty() ? 0 : rng() % b.size());
+        break;
+      case 3:
+        b.insert(b.begin() + static_cast<long>(pos), static_cast<uint8_t>(rng()));
+        break;
       case 4: {  // interesting values into what may be a length, type or id byte
-        static const uint8_t kVals[] = {0x00, 0x01, 0x10, 0x19, 0x7F, 0x80, 0xFF,
-                                        '/',  '.',  '_',  'm'};
+        static const uint8_t kVals[] = {0x00, 0x01, 0x10, 0x19, 0x7F, 0x80,
+                                        0xFF, '/',  '.',  '_',  'm'};
         if (!b.empty()) b[pos] = kVals[rng() % sizeof(kVals)];
         break;
       }

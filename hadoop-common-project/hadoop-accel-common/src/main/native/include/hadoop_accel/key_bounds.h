@@ -15,9 +15,7 @@ struct KeyBounds {
   uint64_t max;
   uint64_t step;  // legal values are min + k * step
 
-  constexpr bool Accepts(uint64_t v) const {
-    return v >= min && v <= max && (v - min) % step == 0;
-  }
+  constexpr bool Accepts(uint64_t v) const { return v >= min && v <= max && (v - min) % step == 0; }
 };
 
 }  // namespace hadoop_accel::keys

@@ -89,10 +89,10 @@ HSHM_API int hshm_ring_end(hshm_ring *r);
 HSHM_API int64_t hshm_ring_unread(const hshm_ring *r);
 
 struct hshm_ring_stats {
-  uint64_t bytes;    /* bytes moved by this side */
-  uint64_t ops;      /* write or read calls by this side */
-  uint64_t sleeps;   /* futex waits by this side */
-  uint64_t wakeups;  /* futex wakes issued by this side */
+  uint64_t bytes;   /* bytes moved by this side */
+  uint64_t ops;     /* write or read calls by this side */
+  uint64_t sleeps;  /* futex waits by this side */
+  uint64_t wakeups; /* futex wakes issued by this side */
 };
 HSHM_API void hshm_ring_get_stats(const hshm_ring *r, struct hshm_ring_stats *out);
 

@@ -23,7 +23,9 @@ class SMStream {
   SMStream& operator=(const SMStream&) = delete;
 
   // As in the seed: bytes written / read, 0 at end of input, negative errno on error.
-  int write(const char* buf, int size) { return static_cast<int>(hshm_stream_write(s_, buf, size)); }
+  int write(const char* buf, int size) {
+    return static_cast<int>(hshm_stream_write(s_, buf, size));
+  }
   int read(char* buf, int size) { return static_cast<int>(hshm_stream_read(s_, buf, size)); }
 
   // Next line without '\n' (valid until the next read); false at end of input.

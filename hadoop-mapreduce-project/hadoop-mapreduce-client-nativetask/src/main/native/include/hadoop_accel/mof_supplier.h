@@ -83,7 +83,7 @@ typedef struct hjbs_fetch_request {
 
 typedef struct hjbs_response_header {
   uint64_t request_id;
-  uint32_t status; /* enum hjbs_status */
+  uint32_t status;       /* enum hjbs_status */
   uint64_t raw_length;   /* the partition's uncompressed length */
   uint64_t part_length;  /* the partition's on-disk length */
   uint64_t chunk_offset; /* where in the partition the chunk starts */
@@ -107,10 +107,8 @@ HJBS_API int hjbs_request_decode(const uint8_t *buf, size_t len, hjbs_fetch_requ
                                  size_t *consumed);
 
 /* Writes the 72-byte response prefix; the chunk's bytes follow it on the wire. */
-HJBS_API int hjbs_response_prefix_encode(const hjbs_response_header *h, uint8_t *buf,
-                                         size_t cap);
-HJBS_API int hjbs_response_prefix_decode(const uint8_t *buf, size_t len,
-                                         hjbs_response_header *out);
+HJBS_API int hjbs_response_prefix_encode(const hjbs_response_header *h, uint8_t *buf, size_t cap);
+HJBS_API int hjbs_response_prefix_decode(const uint8_t *buf, size_t len, hjbs_response_header *out);
 
 /* Reads and verifies a whole file.out.index; *partitions = its partition count, and, when
  * rec is not NULL, *rec = partition `partition`'s record (HJBS_EPARTITION_RANGE if none). */
