@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One testbed preset's whole matrix (issue 20): stock calibration, then the feature A/B runs.
+"""One testbed preset's whole matrix: stock calibration, then the feature A/B runs.
 
   testbed_matrix.py --testbed NAME [--out DIR] [-n PAIRS] [--warmup N] [--size-scale F]
                     [--steps STEP,...] [--dry-run]

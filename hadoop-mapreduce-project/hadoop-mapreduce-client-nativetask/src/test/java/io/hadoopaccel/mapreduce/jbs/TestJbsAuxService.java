@@ -216,7 +216,7 @@ class TestJbsAuxService {
     assertTrue(script.toFile().setExecutable(true));
   }
 
-  /** Issue 24 item 7: a first start that fails is retried with back-off, not left dead. */
+  /** a first start that fails is retried with back-off, not left dead. */
   @Test
   void aFailedFirstStartIsRetriedAndTheJobsReachTheDaemon() throws Exception {
     flakyDaemon("jbs_mof_supplier", "READY 45680", 2);
@@ -266,7 +266,7 @@ class TestJbsAuxService {
     }
   }
 
-  /** Issue 24 (low): a daemon that stops answering its control channel is restarted. */
+  /** a daemon that stops answering its control channel is restarted. */
   @Test
   void aDaemonThatDoesNotAnswerAControlLineIsKilledAndRestarted() throws Exception {
     Path script = dir.resolve("mute");

@@ -68,7 +68,7 @@ class TestJbsEligibility {
     assertTrue(JbsEligibility.unsupportedReason(enc, null, FIRST, false).contains("encrypt"));
     assertTrue(JbsEligibility.isEncryptionReason(
         JbsEligibility.unsupportedReason(enc, null, FIRST, false)));
-    // Encrypted shuffle (issue 24 item 4): the daemons have no TLS, so stock's HTTPS it is.
+    // Encrypted shuffle: the daemons have no TLS, so stock's HTTPS it is.
     JobConf ssl = conf(Text.class);
     ssl.setBoolean("mapreduce.shuffle.ssl.enabled", true);
     String why = JbsEligibility.unsupportedReason(ssl, null, FIRST, false);

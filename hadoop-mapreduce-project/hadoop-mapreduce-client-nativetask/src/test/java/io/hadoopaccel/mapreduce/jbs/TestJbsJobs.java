@@ -315,7 +315,7 @@ class TestJbsJobs {
   }
 
   /**
-   * Issue 24 item 1 end to end: the JBS reduce consumes PausingReducer.PAUSE_AT merged records,
+   * End to end: the JBS reduce consumes PausingReducer.PAUSE_AT merged records,
    * then (told through a file, no timing guess) the test kills or stops the NetMerger and lets
    * the reducer go on. The native attempt must fail with the session's own message (not the
    * task timeout), its retry run stock shuffle, and the output equal stock's, all well within

@@ -238,7 +238,7 @@ class TestNativeShuffleSession {
   }
 
   /**
-   * Issue 24 item 1 as reproduced: the NetMerger sends 20 frames and dies while a slow reducer
+   * As first reproduced: the NetMerger sends 20 frames and dies while a slow reducer
    * still has a full queue of them. Before the fix the reader's failure was dropped (offer on a
    * full queue) and next() waited forever; now the 20 records come, then an IOException.
    */
@@ -304,7 +304,7 @@ class TestNativeShuffleSession {
   }
 
   /**
-   * Issue 24 item 9: an interrupt aimed at upstream's threads must not close JBS's socket. The
+   * an interrupt aimed at upstream's threads must not close JBS's socket. The
    * calling thread is interrupted before open(), before merge() and before every record; the
    * session must deliver the whole stream and END, and leave the interrupt for the caller.
    */
@@ -420,7 +420,7 @@ class TestNativeShuffleSession {
   }
 
   /**
-   * Issue 24 item 7: a supplier that refuses connections (a node whose daemon would not start)
+   * a supplier that refuses connections (a node whose daemon would not start)
    * is not a fetch failure for the AM (those re-run maps that stock shuffle could serve): the
    * session fails, so the reduce runs stock shuffle. Any other FETCH_FAILED is reported.
    */

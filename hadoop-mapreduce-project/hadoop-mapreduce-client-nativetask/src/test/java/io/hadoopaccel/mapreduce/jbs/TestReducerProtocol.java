@@ -348,7 +348,7 @@ class TestReducerProtocol {
     assertThrows(IOException.class, it::next);
   }
 
-  /** Issue 24 (low): two legal-looking lengths whose int sum wraps must not reach an array. */
+  /** two legal-looking lengths whose int sum wraps must not reach an array. */
   @Test
   void lengthsWhoseSumOverflowsAnIntAreAnIOException() throws IOException {
     ByteArrayOutputStream b = new ByteArrayOutputStream();

@@ -15,7 +15,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * Fuzz-style test of the Java reducer-protocol decoder (issue 24): byte streams made from valid
+ * Fuzz-style test of the Java reducer-protocol decoder: byte streams made from valid
  * seed frames by random mutations (bit flips, byte overwrites with boundary values, truncation,
  * insertion, splicing, length-field rewrites) go through everything the reduce decodes from
  * its NetMerger: ReducerProtocol.read, every frame type's decoder, and MergedStreamIterator over
