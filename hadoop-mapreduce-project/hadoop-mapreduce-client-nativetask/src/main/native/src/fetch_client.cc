@@ -37,9 +37,7 @@ const char* StatusName(ResponseStatus s) {
 }  // namespace
 
 FetchClient::FetchClient(Transport* transport, Config config)
-    : transport_(transport),
-      config_(config),
-      pool_(transport, config.max_connections, config.connect_timeout_ms) {}
+    : config_(config), pool_(transport, config.max_connections, config.connect_timeout_ms) {}
 
 uint64_t FetchClient::retries() const {
   std::lock_guard<std::mutex> g(mu_);

@@ -92,7 +92,6 @@ class FetchClient {
   // Requeues p at the front after the backoff, or fails it when its retries are used up.
   void RetryLocked(Node* node, Pending p, std::vector<std::pair<Done, FetchOutcome>>* failed);
 
-  Transport* transport_;
   const Config config_;
   ConnectionPool pool_;
   mutable std::mutex mu_;

@@ -123,18 +123,27 @@ Located MapOutputLocator::FirstFile(const std::string& rel, uid_t owner, std::st
     int fd = OpenBelow(dir, rel, &err);
     if (fd < 0) {
       if (err == ENOENT) continue;
-      *why = dir + "/" + rel + ": " +
-             (err == ELOOP || err == ENOTDIR ? std::string("a symlink in the path")
-                                             : std::string(std::strerror(err)));
+      *why = dir;
+      *why += "/";
+      *why += rel;
+      *why += ": ";
+      *why += err == ELOOP || err == ENOTDIR ? "a symlink in the path" : std::strerror(err);
       return Located::kUnsafe;
     }
     bool ok = IsServableFile(fd, owner, why);
     ::close(fd);
     if (!ok) {
-      *why = dir + "/" + rel + ": " + *why;
+      std::string reason = std::move(*why);
+      *why = dir;
+      *why += "/";
+      *why += rel;
+      *why += ": ";
+      *why += reason;
       return Located::kUnsafe;
     }
-    *path = dir + "/" + rel;
+    *path = dir;
+    *path += "/";
+    *path += rel;
     return Located::kFound;
   }
   return Located::kMissing;

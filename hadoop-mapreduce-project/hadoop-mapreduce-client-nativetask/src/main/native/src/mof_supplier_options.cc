@@ -92,7 +92,10 @@ bool ParseSupplierOptions(int argc, const char* const* argv, SupplierOptions* ou
       key = keys::kJbsSupplierIndexCacheBytes.key;
     }
     if (!ok) {
-      *error = opt + ": bad value '" + val + "'";
+      *error = opt;
+      *error += ": bad value '";
+      *error += val;
+      *error += "'";
       if (key != nullptr) *error += std::string(" (") + key + ")";
       return false;
     }

@@ -79,7 +79,7 @@ std::vector<std::string> Dirs(const char* text) {
 
 NetMergerConfig Parse(int argc, char** argv) {
   NetMergerConfig c;
-  for (int i = 1; i < argc; ++i) {
+  for (int i = 1; i < argc; i += 2) {  // every option takes a value
     std::string opt = argv[i];
     const char* val = i + 1 < argc ? argv[i + 1] : nullptr;
     if (opt == "--socket") {
@@ -108,7 +108,6 @@ NetMergerConfig Parse(int argc, char** argv) {
     } else {
       Usage("unknown option " + opt);
     }
-    ++i;
   }
   if (c.socket_path.empty()) Usage("--socket is required");
   if (c.spill_dirs.empty()) {

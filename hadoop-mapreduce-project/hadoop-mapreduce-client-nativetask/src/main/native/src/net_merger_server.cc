@@ -22,6 +22,7 @@ FetchClient::Config FetchConfig(const NetMergerConfig& c) {
 NetMergerServer::NetMergerServer(NetMergerConfig config, const JobRegistry* jobs,
                                  Transport* transport)
     : config_(std::move(config)),
+      // Only ctx_.inputs' address is taken here; ctx_ is built before anything reads it.
       read_ahead_(config_.memory_bytes, config_.buffer_bytes, &ctx_.inputs),
       fetch_(transport, FetchConfig(config_)) {
   ctx_.limits.buffer_bytes = config_.buffer_bytes;
