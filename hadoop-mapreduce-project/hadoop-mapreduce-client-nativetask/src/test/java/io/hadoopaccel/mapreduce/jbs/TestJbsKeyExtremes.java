@@ -161,6 +161,7 @@ class TestJbsKeyExtremes {
     }
     boolean javaOnly = key.equals(JbsConfigKeys.RESTART_BACKOFF_MS)
         || key.equals(JbsConfigKeys.READY_TIMEOUT_MS)
+        || key.equals(JbsConfigKeys.REDUCER_READ_TIMEOUT_MS) // read by the reduce task
         || key.equals(JbsConfigKeys.SUPPLIER_PORT); // inside --listen HOST:PORT
     assertEquals(!javaOnly, tried > 0, key + " on a daemon's command line: " + tried);
   }
