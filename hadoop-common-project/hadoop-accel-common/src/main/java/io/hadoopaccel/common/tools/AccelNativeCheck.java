@@ -83,7 +83,6 @@ public final class AccelNativeCheck {
       new Piece("hadoop-shm", "libhadoop_shm.so", Kind.LIBRARY, "ShmStreaming rings"),
       new Piece("hadoop-shm-preload", "libhadoop_shm_preload.so", Kind.PRELOAD,
           "ShmStreaming for unmodified programs"),
-      new Piece("hadoop-jbs", "libhadoop_jbs.so", Kind.LIBRARY, "JBS native shuffle"),
       new Piece("jbs_mof_supplier", "jbs_mof_supplier", Kind.EXECUTABLE, "JBS MOFSupplier daemon"),
       new Piece("jbs_net_merger", "jbs_net_merger", Kind.EXECUTABLE, "JBS NetMerger daemon"));
 
