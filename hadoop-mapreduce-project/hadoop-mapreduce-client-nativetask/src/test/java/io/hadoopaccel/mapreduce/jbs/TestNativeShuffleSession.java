@@ -92,6 +92,15 @@ class TestNativeShuffleSession {
 
   private volatile byte[] header;
 
+  /** The fake NetMerger's side of the handshake: HELLO, the reduce's REGISTER, REGISTERED 0. */
+  private static InputStream register(SocketChannel c) throws IOException {
+    c.write(ByteBuffer.wrap(TestReducerProtocol.frame(ReducerProtocol.HELLO, NONCE)));
+    InputStream in = Channels.newInputStream(c);
+    byte[] h = in.readNBytes(12);
+    c.write(ByteBuffer.wrap(registeredOk(in.readNBytes(ByteBuffer.wrap(h).getInt(8)))));
+    return in;
+  }
+
   /** REGISTERED 0 with the proof a NetMerger holding SECRET gives for this REGISTER body. */
   private static byte[] registeredOk(byte[] register) throws IOException {
     byte[] clientNonce = new byte[16];
@@ -183,11 +192,7 @@ class TestNativeShuffleSession {
   private CompletableFuture<Void> scriptedMerger(ServerSocketChannel server, Script script) {
     return CompletableFuture.runAsync(() -> {
       try (SocketChannel c = server.accept()) {
-        c.write(ByteBuffer.wrap(TestReducerProtocol.frame(ReducerProtocol.HELLO, NONCE)));
-        InputStream in = Channels.newInputStream(c);
-        byte[] h = in.readNBytes(12);
-        byte[] register = in.readNBytes(ByteBuffer.wrap(h).getInt(8));
-        c.write(ByteBuffer.wrap(registeredOk(register)));
+        InputStream in = register(c);
         byte[] merge = in.readNBytes(12);
         assertEquals(ReducerProtocol.MERGE, ByteBuffer.wrap(merge).getShort(6));
         script.run(c, in);
@@ -380,12 +385,8 @@ class TestNativeShuffleSession {
       Integer connectFailed) {
     return CompletableFuture.runAsync(() -> {
       try (SocketChannel c = server.accept()) {
-        c.write(ByteBuffer.wrap(TestReducerProtocol.frame(ReducerProtocol.HELLO, NONCE)));
-        InputStream in = Channels.newInputStream(c);
+        InputStream in = register(c);
         byte[] h = in.readNBytes(12);
-        byte[] register = in.readNBytes(ByteBuffer.wrap(h).getInt(8));
-        c.write(ByteBuffer.wrap(registeredOk(register)));
-        h = in.readNBytes(12);
         assertEquals(ReducerProtocol.MAP_OUTPUT, ByteBuffer.wrap(h).getShort(6));
         in.readNBytes(ByteBuffer.wrap(h).getInt(8));
         if (connectFailed != null) {
