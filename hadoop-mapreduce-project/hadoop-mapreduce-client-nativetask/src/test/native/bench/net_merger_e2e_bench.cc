@@ -19,6 +19,7 @@
 #include "job_auth.h"
 #include "map_output_locator.h"
 #include "mof_server.h"
+#include "mof_supplier_auth.h"
 #include "net_merger_server.h"
 #include "reducer_protocol.h"
 #include "spill_index.h"
@@ -91,9 +92,7 @@ int main(int argc, char** argv) {
   BufferPool pool(buffer, 256);
   DataEngine::Config cfg;
   cfg.local_dirs = {local.path()};
-  DataEngine engine(cfg, &jobs, &pool, [](const FetchRequest& r, const JobInfo& j) {
-    return MacEquals(r.auth, FetchMac(j.secret, r.job_id, r.map_attempt_id, r.partition));
-  });
+  DataEngine engine(cfg, &jobs, &pool, AuthorizeFetchMac);
   auto tcp = MakeTcpTransport();
   std::unique_ptr<FetchServer> server;
   if (server_kind == "epoll")
