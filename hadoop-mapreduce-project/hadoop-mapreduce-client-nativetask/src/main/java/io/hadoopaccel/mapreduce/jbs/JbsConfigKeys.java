@@ -58,5 +58,13 @@ public final class JbsConfigKeys {
   /** How long a starting daemon may take to print READY. */
   public static final String READY_TIMEOUT_MS = "hadoop.accel.jbs.ready.timeout.ms";
 
+  /**
+   * Reduce task: the shuffle consumer plugin a reduce runs when JBS cannot take it (default
+   * stock Shuffle; e.g. KISM's KismShuffle). Upstream reads
+   * mapreduce.job.reduce.shuffle.consumer.plugin.class as one class, so this is how the chain
+   * JBS, then KISM is spelled.
+   */
+  public static final String FALLBACK_PLUGIN = "hadoop.accel.jbs.fallback.plugin.class";
+
   private JbsConfigKeys() {}
 }

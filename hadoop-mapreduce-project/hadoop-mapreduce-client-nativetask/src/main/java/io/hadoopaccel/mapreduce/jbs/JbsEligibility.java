@@ -17,7 +17,7 @@ import org.apache.hadoop.mapreduce.TaskAttemptID;
  * comparators of Text, BytesWritable, IntWritable and LongWritable, uncompressed or zlib
  * ({@link DefaultCodec}) map output, no intermediate encryption, no encrypted shuffle
  * ({@code mapreduce.shuffle.ssl.enabled}: the daemons speak no TLS, so such jobs keep stock's
- * HTTPS fetches), and first attempts only (a retried reduce runs stock shuffle).
+ * HTTPS fetches), and first attempts only (a retried reduce runs the fallback).
  */
 public final class JbsEligibility {
   private JbsEligibility() {}
@@ -60,49 +60,51 @@ public final class JbsEligibility {
   }
 
   /**
-   * Why this reduce must run stock shuffle, or null if JBS can take it.
+   * Why this reduce must run its fallback, or null if JBS can take it.
    *
    * @param localMapFiles true for the local runner / uber tasks (map outputs handed over
    *     in-process)
    */
-  public static String unsupportedReason(JobConf conf, CompressionCodec codec,
+  public static JbsFallback fallback(JobConf conf, CompressionCodec codec,
       TaskAttemptID reduceId, boolean localMapFiles) {
     if (localMapFiles) {
-      return "map outputs are local files (local or uber job)";
+      return new JbsFallback(JbsCounter.FALLBACK_LOCAL_MAP_FILES,
+          "map outputs are local files (local or uber job)");
     }
     if (reduceId.getId() > 0) {
       // A retry may follow a native failure; a speculative attempt runs beside a slow native
       // one. Both take the other path.
-      return "attempt " + reduceId.getId() + " is a retry or a speculative attempt (those run"
-          + " stock shuffle)";
+      return new JbsFallback(JbsCounter.FALLBACK_RETRY_ATTEMPT, "attempt " + reduceId.getId()
+          + " is a retry or a speculative attempt (those run the fallback)");
     }
     String comparator = conf.get(MRJobConfig.KEY_COMPARATOR);
     if (comparator != null) {
-      return "the job sets its own key comparator " + comparator;
+      return new JbsFallback(JbsCounter.FALLBACK_COMPARATOR,
+          "the job sets its own key comparator " + comparator);
     }
     if (keyType(conf) == 0) {
-      return "map output key class " + conf.getMapOutputKeyClass().getName()
-          + " is not Text, BytesWritable, IntWritable or LongWritable with its registered"
-          + " comparator";
+      Class<?> key = conf.getMapOutputKeyClass();
+      boolean known = key == Text.class || key == BytesWritable.class
+          || key == IntWritable.class || key == LongWritable.class;
+      return known
+          ? new JbsFallback(JbsCounter.FALLBACK_COMPARATOR, "the comparator registered for "
+              + key.getName() + " is not its own")
+          : new JbsFallback(JbsCounter.FALLBACK_KEY_CLASS, "map output key class "
+              + key.getName() + " is not Text, BytesWritable, IntWritable or LongWritable");
     }
     if (codec(codec) < 0) {
-      return "map output codec " + codec.getClass().getName()
-          + " is not supported (only none and DefaultCodec)";
+      return new JbsFallback(JbsCounter.FALLBACK_CODEC, "map output codec "
+          + codec.getClass().getName() + " is not supported (only none and DefaultCodec)");
     }
     if (conf.getBoolean(MRJobConfig.MR_ENCRYPTED_INTERMEDIATE_DATA, false)) {
-      return "intermediate data encryption is on";
+      return new JbsFallback(JbsCounter.FALLBACK_ENCRYPTION,
+          "intermediate data encryption is on");
     }
     if (conf.getBoolean(MRConfig.SHUFFLE_SSL_ENABLED_KEY,
         MRConfig.SHUFFLE_SSL_ENABLED_DEFAULT)) {
-      return MRConfig.SHUFFLE_SSL_ENABLED_KEY + " is true: the JBS daemons move map output"
-          + " without TLS";
+      return new JbsFallback(JbsCounter.FALLBACK_ENCRYPTION, MRConfig.SHUFFLE_SSL_ENABLED_KEY
+          + " is true: the JBS daemons move map output without TLS");
     }
     return null;
-  }
-
-  /** True if {@code reason} (from unsupportedReason) is an encryption the job asked for. */
-  public static boolean isEncryptionReason(String reason) {
-    return reason != null && (reason.startsWith("intermediate data encryption")
-        || reason.startsWith(MRConfig.SHUFFLE_SSL_ENABLED_KEY));
   }
 }

@@ -402,7 +402,7 @@ public final class NativeShuffleSession<K, V> implements ExceptionReporter,
       // output, which its stock ShuffleHandler may well serve: no fetch failure for the AM
       // (those re-run maps); the session fails and, before the first record, the reduce runs
       // stock shuffle.
-      throw new IOException("the MOFSupplier on " + hostOnly(p.host.getHostName()) + ":"
+      throw new SupplierUnreachableException("the MOFSupplier on " + hostOnly(p.host.getHostName()) + ":"
           + supplierPort + " cannot be reached"
           + " (" + message + "); its map outputs are left to stock shuffle");
     }

@@ -8,19 +8,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.io.BytesWritable;
+import org.apache.hadoop.io.DoubleWritable;
 import org.apache.hadoop.io.IntWritable;
 import org.apache.hadoop.io.LongWritable;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.io.compress.BZip2Codec;
+import org.apache.hadoop.io.compress.CompressionCodec;
 import org.apache.hadoop.io.compress.DefaultCodec;
 import org.apache.hadoop.io.compress.GzipCodec;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.TaskAttemptID;
 import org.apache.hadoop.mapreduce.TaskType;
+import org.apache.hadoop.mapreduce.task.reduce.JbsShuffle;
+import org.apache.hadoop.mapreduce.task.reduce.Shuffle;
 import org.junit.jupiter.api.Test;
 
-/** When a reduce runs JBS and when it falls back to stock shuffle; the keys' checks. */
+/** When a reduce runs JBS, when it falls back and which counter says why; the keys' checks. */
 class TestJbsEligibility {
   private static final TaskAttemptID FIRST =
       new TaskAttemptID("1700000000000", 1, TaskType.REDUCE, 0, 0);
@@ -40,46 +44,75 @@ class TestJbsEligibility {
         JbsEligibility.keyType(conf(BytesWritable.class)));
     assertEquals(ReducerProtocol.KEY_INT, JbsEligibility.keyType(conf(IntWritable.class)));
     assertEquals(ReducerProtocol.KEY_LONG, JbsEligibility.keyType(conf(LongWritable.class)));
-    assertNull(JbsEligibility.unsupportedReason(conf(Text.class), null, FIRST, false));
-    assertNull(JbsEligibility.unsupportedReason(conf(LongWritable.class), new DefaultCodec(),
-        FIRST, false));
+    assertNull(JbsEligibility.fallback(conf(Text.class), null, FIRST, false));
+    assertNull(JbsEligibility.fallback(conf(LongWritable.class), new DefaultCodec(), FIRST,
+        false));
     assertEquals(ReducerProtocol.CODEC_NONE, JbsEligibility.codec(null));
     assertEquals(ReducerProtocol.CODEC_ZLIB, JbsEligibility.codec(new DefaultCodec()));
   }
 
+  /** The reason's counter, after checking that the sentence contains {@code words}. */
+  private static JbsCounter counterOf(JobConf c, CompressionCodec codec, TaskAttemptID id,
+      boolean local, String words) {
+    JbsFallback f = JbsEligibility.fallback(c, codec, id, local);
+    assertNotNull(f);
+    assertTrue(f.reason.contains(words), f.reason);
+    return f.counter;
+  }
+
   @Test
-  void everythingElseFallsBackWithAReason() {
+  void everythingElseFallsBackWithAReasonAndItsCounter() {
     // A user-set comparator, even on Text.
     JobConf c = conf(Text.class);
     c.set(MRJobConfig.KEY_COMPARATOR, Text.Comparator.class.getName());
     assertEquals(0, JbsEligibility.keyType(c));
-    assertTrue(JbsEligibility.unsupportedReason(c, null, FIRST, false).contains("comparator"));
+    assertEquals(JbsCounter.FALLBACK_COMPARATOR, counterOf(c, null, FIRST, false,
+        "comparator " + Text.Comparator.class.getName()));
     // Other key classes (the default map output key is LongWritable only if unset).
-    assertTrue(JbsEligibility.unsupportedReason(conf(org.apache.hadoop.io.DoubleWritable.class),
-        null, FIRST, false).contains("DoubleWritable"));
+    assertEquals(JbsCounter.FALLBACK_KEY_CLASS, counterOf(conf(DoubleWritable.class), null,
+        FIRST, false, "DoubleWritable"));
     // Other codecs, including DefaultCodec's subclass GzipCodec.
-    assertNotNull(JbsEligibility.unsupportedReason(conf(Text.class), new GzipCodec(), FIRST,
-        false));
-    assertNotNull(JbsEligibility.unsupportedReason(conf(Text.class), new BZip2Codec(), FIRST,
-        false));
+    assertEquals(JbsCounter.FALLBACK_CODEC, counterOf(conf(Text.class), new GzipCodec(), FIRST,
+        false, "GzipCodec"));
+    assertEquals(JbsCounter.FALLBACK_CODEC, counterOf(conf(Text.class), new BZip2Codec(), FIRST,
+        false, "BZip2Codec"));
     // Encrypted intermediate data.
     JobConf enc = conf(Text.class);
     enc.setBoolean(MRJobConfig.MR_ENCRYPTED_INTERMEDIATE_DATA, true);
-    assertTrue(JbsEligibility.unsupportedReason(enc, null, FIRST, false).contains("encrypt"));
-    assertTrue(JbsEligibility.isEncryptionReason(
-        JbsEligibility.unsupportedReason(enc, null, FIRST, false)));
+    assertEquals(JbsCounter.FALLBACK_ENCRYPTION, counterOf(enc, null, FIRST, false, "encrypt"));
     // Encrypted shuffle: the daemons have no TLS, so stock's HTTPS it is.
     JobConf ssl = conf(Text.class);
     ssl.setBoolean("mapreduce.shuffle.ssl.enabled", true);
-    String why = JbsEligibility.unsupportedReason(ssl, null, FIRST, false);
-    assertTrue(why.contains("mapreduce.shuffle.ssl.enabled is true"), why);
-    assertTrue(JbsEligibility.isEncryptionReason(why));
-    assertTrue(!JbsEligibility.isEncryptionReason(JbsEligibility.unsupportedReason(
-        conf(Text.class), null, RETRY, false)));
+    assertEquals(JbsCounter.FALLBACK_ENCRYPTION, counterOf(ssl, null, FIRST, false,
+        "mapreduce.shuffle.ssl.enabled is true"));
     // A retried attempt, local map outputs.
-    assertTrue(JbsEligibility.unsupportedReason(conf(Text.class), null, RETRY, false)
-        .contains("retry"));
-    assertNotNull(JbsEligibility.unsupportedReason(conf(Text.class), null, FIRST, true));
+    assertEquals(JbsCounter.FALLBACK_RETRY_ATTEMPT, counterOf(conf(Text.class), null, RETRY,
+        false, "retry"));
+    assertEquals(JbsCounter.FALLBACK_LOCAL_MAP_FILES, counterOf(conf(Text.class), null, FIRST,
+        true, "local files"));
+    // Session failures: a MOFSupplier nobody can reach, anything else of the NetMerger's.
+    assertEquals(JbsCounter.FALLBACK_SUPPLIER_UNREACHABLE, JbsFallback.ofSessionFailure(
+        new SupplierUnreachableException("the MOFSupplier on h:1 cannot be reached")).counter);
+    JbsFallback f = JbsFallback.ofSessionFailure(new java.io.IOException("no NetMerger socket"));
+    assertEquals(JbsCounter.FALLBACK_NETMERGER, f.counter);
+    assertEquals("no NetMerger socket", f.reason);
+    assertThrows(IllegalArgumentException.class,
+        () -> new JbsFallback(JbsCounter.NATIVE_REDUCES, "not a reason"));
+  }
+
+  @Test
+  void theFallbackPluginKeyIsCheckedAtStart() {
+    JobConf c = new JobConf(false);
+    assertEquals(Shuffle.class, JbsShuffle.fallbackPlugin(c));
+    c.set(JbsConfigKeys.FALLBACK_PLUGIN, " " + Shuffle.class.getName() + " ");
+    assertEquals(Shuffle.class, JbsShuffle.fallbackPlugin(c));
+    for (String bad : new String[] {"no.such.Plugin", Text.class.getName(),
+        JbsShuffle.class.getName()}) {
+      c.set(JbsConfigKeys.FALLBACK_PLUGIN, bad);
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> JbsShuffle.fallbackPlugin(c));
+      assertTrue(e.getMessage().contains(JbsConfigKeys.FALLBACK_PLUGIN + ": "), e.getMessage());
+    }
   }
 
   @Test

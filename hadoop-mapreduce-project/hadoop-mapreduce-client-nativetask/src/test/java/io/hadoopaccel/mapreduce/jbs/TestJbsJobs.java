@@ -14,8 +14,6 @@ import io.hadoopaccel.workloads.util.SplitMix64;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.EnumMap;
 import java.util.List;
@@ -48,64 +46,21 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Real jobs on one shared mini cluster whose NodeManager runs {@link JbsShuffleHandler} as
- * {@code mapreduce_shuffle} and {@link JbsAuxService} as {@code jbs_shuffle} (through an aux
- * services manifest: MiniMRYarnCluster overwrites yarn.nodemanager.aux-services), with the
- * daemons from {@code <root>/target/native/bin}. Every job runs with stock {@link Shuffle} and
+ * Real jobs on one shared mini cluster whose NodeManager runs JBS ({@link JbsTestCluster}),
+ * with the daemons from {@code <root>/target/native/bin}. Every job runs with stock {@link Shuffle} and
  * with {@link JbsShuffle}; the part files must be byte-identical. With the daemons built
  * (-Pnative) the JBS runs must show the native path ran (NATIVE_REDUCES, no FALLBACKS, bytes
  * fetched natively); without them (no -Pnative) every JBS reduce must have fallen back
  * (FALLBACKS = reduces) and still be correct. Tests that kill a daemon need the daemons.
  */
 class TestJbsJobs {
-  /** -Pnative sets this: then missing daemons fail instead of testing the fallback only. */
-  private static final boolean NATIVE_REQUIRED = Boolean.getBoolean("accel.native.required");
-  private static final File NATIVE_DIR = new File(System.getProperty("jbs.native.bin.dir",
-      "../../target/native/bin"));
-  private static final boolean NATIVES =
-      new File(NATIVE_DIR, JbsConfig.SUPPLIER_BINARY).canExecute()
-          && new File(NATIVE_DIR, JbsConfig.MERGER_BINARY).canExecute();
-  // In a directory of its own: the NetMerger refuses a socket dir others can write (/tmp).
-  private static final String SOCKET = "/tmp/jbs-test-" + ProcessHandle.current().pid()
-      + "/merger.sock";
+  private static final boolean NATIVE_REQUIRED = JbsTestCluster.NATIVE_REQUIRED;
+  private static final File NATIVE_DIR = JbsTestCluster.NATIVE_DIR;
+  private static final boolean NATIVES = JbsTestCluster.NATIVES;
 
   @RegisterExtension
   static final MiniHadoopClusterExtension CLUSTER = MiniHadoopClusterExtension.builder()
-      .configure(TestJbsJobs::configure).build();
-
-  private static void configure(Configuration conf) {
-    try {
-      File dir = new File(System.getProperty("test.build.data", "target/test/data"),
-          "jbs-manifest").getAbsoluteFile();
-      dir.mkdirs();
-      File manifest = new File(dir, "aux-services.json");
-      Files.writeString(manifest.toPath(), "{\"services\":["
-          + service("mapreduce_shuffle", JbsShuffleHandler.class) + ","
-          + service(JbsConfig.SERVICE_NAME, JbsAuxService.class) + "]}",
-          StandardCharsets.UTF_8);
-      conf.setBoolean("yarn.nodemanager.aux-services.manifest.enabled", true);
-      // Through ManifestLocalFileSystem: the build dir may be under world-writable /tmp.
-      conf.set("fs." + ManifestLocalFileSystem.SCHEME + ".impl",
-          ManifestLocalFileSystem.class.getName());
-      conf.set("yarn.nodemanager.aux-services.manifest",
-          ManifestLocalFileSystem.SCHEME + "://" + manifest.getAbsolutePath());
-      conf.setLong("yarn.nodemanager.aux-services.manifest.reload-ms", 0);
-      conf.set("hadoop.accel.jbs.native.dir", NATIVE_DIR.getAbsolutePath());
-      conf.set("hadoop.accel.jbs.merger.socket", SOCKET);
-      try (ServerSocket s = new ServerSocket(0)) {
-        conf.setInt("hadoop.accel.jbs.supplier.port", s.getLocalPort());
-      }
-      conf.set("hadoop.accel.jbs.restart.backoff.ms", "100");
-      conf.set("hadoop.accel.jbs.connect.timeout.ms", "2000");
-    } catch (IOException e) {
-      throw new RuntimeException(e);
-    }
-  }
-
-  private static String service(String name, Class<?> c) {
-    return "{\"name\":\"" + name + "\",\"version\":\"1\",\"configuration\":{\"properties\":"
-        + "{\"class.name\":\"" + c.getName() + "\"}}}";
-  }
+      .configure(JbsTestCluster::configure).build();
 
   private enum Run {
     STOCK(Shuffle.class), JBS(JbsShuffle.class);
@@ -120,14 +75,7 @@ class TestJbsJobs {
   private static Configuration conf(Run r) {
     Configuration conf = CLUSTER.getConfiguration();
     conf.set(MRConfig.SHUFFLE_CONSUMER_PLUGIN, r.plugin.getName());
-    if (r == Run.JBS) {
-      // As DESIGN.md §1 expected: list jbs_shuffle as a shuffle provider (the AM checks it
-      // against its own copy of aux-services). Hadoop 3.5.0's AM then sends it an empty
-      // buffer; the token still arrives through JbsShuffleHandler.
-      conf.set("yarn.nodemanager.aux-services", "mapreduce_shuffle," + JbsConfig.SERVICE_NAME);
-      conf.set(MRJobConfig.MAPREDUCE_JOB_SHUFFLE_PROVIDER_SERVICES, JbsConfig.SERVICE_NAME);
-    }
-    return conf;
+    return r == Run.JBS ? JbsTestCluster.jbsJob(conf) : conf;
   }
 
   private static Path out(String base, Run r) {
@@ -201,20 +149,46 @@ class TestJbsJobs {
     assertJbsRan(c, 3, 4);
   }
 
+  /** Stock; JBS falling back to stock Shuffle; JBS falling back to KISM (the chain). */
+  private enum ChainRun {
+    STOCK, JBS, JBS_THEN_KISM
+  }
+
+  private static final String KISM_SHUFFLE = "io.hadoopaccel.mapreduce.kism.KismShuffle";
+  private static final String KISM_COUNTERS = "io.hadoopaccel.mapreduce.kism.KismCounter";
+
   @Test
-  void aUserComparatorFallsBackAndStaysCorrect() throws Exception {
+  void aUserComparatorFallsBackToTheNextPluginWithItsReason() throws Exception {
     Path text = new Path("/comparator/in");
     writeZipfText(text, new int[] {100 << 10, 100 << 10}, 3);
-    Map<Run, Counters> c = runBoth(r -> {
-      Configuration conf = conf(r);
-      // Text's own raw order, but set by the user: JBS cannot know that and must fall back.
-      conf.set(MRJobConfig.KEY_COMPARATOR, Text.Comparator.class.getName());
-      return conf;
-    }, WordCount::new, r -> new String[] {"-nocombiner", "-r", "2", text.toString(),
-        out("/comparator", r).toString()});
-    assertSameOutput(out("/comparator", Run.STOCK), out("/comparator", Run.JBS));
-    assertEquals(2, c.get(Run.JBS).findCounter(JbsCounter.FALLBACKS).getValue());
-    assertEquals(0, c.get(Run.JBS).findCounter(JbsCounter.NATIVE_REDUCES).getValue());
+    Map<ChainRun, Counters> c = PairedJobs.runAtOnce(CLUSTER.getConfiguration(), ChainRun.class,
+        "jbs-chain", r -> {
+          Configuration conf = conf(r == ChainRun.STOCK ? Run.STOCK : Run.JBS);
+          if (r == ChainRun.JBS_THEN_KISM) {
+            conf.set(JbsConfigKeys.FALLBACK_PLUGIN, KISM_SHUFFLE);
+          }
+          // Text's own raw order, but set by the user: JBS cannot know that and must fall back.
+          conf.set(MRJobConfig.KEY_COMPARATOR, Text.Comparator.class.getName());
+          return conf;
+        }, WordCount::new, r -> new String[] {"-nocombiner", "-r", "2", text.toString(),
+            "/comparator/out-" + r.name().toLowerCase()});
+    for (ChainRun r : new ChainRun[] {ChainRun.JBS, ChainRun.JBS_THEN_KISM}) {
+      assertSameOutput(new Path("/comparator/out-stock"),
+          new Path("/comparator/out-" + r.name().toLowerCase()));
+      Counters jbs = c.get(r);
+      assertEquals(2, jbs.findCounter(JbsCounter.FALLBACKS).getValue(), r.name());
+      assertEquals(2, jbs.findCounter(JbsCounter.FALLBACK_COMPARATOR).getValue(), r.name());
+      assertReasonsAddUp(jbs);
+      assertEquals(0, jbs.findCounter(JbsCounter.NATIVE_REDUCES).getValue(), r.name());
+      assertEquals(c.get(ChainRun.STOCK).findCounter(TaskCounter.REDUCE_INPUT_RECORDS)
+          .getValue(), jbs.findCounter(TaskCounter.REDUCE_INPUT_RECORDS).getValue(), r.name());
+    }
+    // The chain ran KISM's merge in both reduces; the plain JBS run ran stock's.
+    Counters chained = c.get(ChainRun.JBS_THEN_KISM);
+    assertEquals(2, chained.findCounter(KISM_COUNTERS, "REDUCES").getValue());
+    assertEquals(0, chained.findCounter(KISM_COUNTERS, "FALLBACKS").getValue());
+    assertTrue(chained.findCounter(KISM_COUNTERS, "MERGED_ENTRIES").getValue() > 0);
+    assertEquals(0, c.get(ChainRun.JBS).findCounter(KISM_COUNTERS, "REDUCES").getValue());
   }
 
   @Test
@@ -265,6 +239,7 @@ class TestJbsJobs {
     long nativeReduces = jbs.findCounter(JbsCounter.NATIVE_REDUCES).getValue();
     long fallbacks = jbs.findCounter(JbsCounter.FALLBACKS).getValue();
     assertEquals(2, nativeReduces + fallbacks, "each reduce counted once");
+    assertReasonsAddUp(jbs);
     if (victim == aux.mergerDaemon()) {
       assertTrue(fallbacks >= 1, "the registered reduce should have fallen back");
     }
@@ -373,6 +348,8 @@ class TestJbsJobs {
     assertTrue(!failed.get(0).contains("Timed out"), failed.get(0));
     Counters c = jbs.getCounters();
     assertEquals(1, c.findCounter(JbsCounter.FALLBACKS).getValue(), "the retry ran stock");
+    assertEquals(1, c.findCounter(JbsCounter.FALLBACK_RETRY_ATTEMPT).getValue());
+    assertReasonsAddUp(c);
     assertEquals(0, c.findCounter(JbsCounter.NATIVE_REDUCES).getValue());
     assertEquals(stock.getCounters().findCounter(TaskCounter.REDUCE_OUTPUT_RECORDS).getValue(),
         c.findCounter(TaskCounter.REDUCE_OUTPUT_RECORDS).getValue());
@@ -441,10 +418,22 @@ class TestJbsJobs {
   // ---------------------------------------------------------------------------------------
   // Assertions
 
+  /** Every fallback counted exactly one reason: FALLBACKS is the sum of the FALLBACK_*. */
+  private static void assertReasonsAddUp(Counters c) {
+    long reasons = 0;
+    for (JbsCounter k : JbsCounter.values()) {
+      if (k.name().startsWith("FALLBACK_")) {
+        reasons += c.findCounter(k).getValue();
+      }
+    }
+    assertEquals(c.findCounter(JbsCounter.FALLBACKS).getValue(), reasons, "FALLBACK_* sum");
+  }
+
   /** The JBS run took the native path in every reduce, or (no daemons) fell back in every one. */
   private static void assertJbsRan(Map<Run, Counters> c, int maps, int reduces) {
     Counters stock = c.get(Run.STOCK);
     Counters jbs = c.get(Run.JBS);
+    assertReasonsAddUp(jbs);
     assertEquals(0, stock.findCounter(JbsCounter.NATIVE_REDUCES).getValue());
     assertEquals(0, stock.findCounter(JbsCounter.FALLBACKS).getValue());
     assertEquals(stock.findCounter(TaskCounter.REDUCE_INPUT_RECORDS).getValue(),
@@ -462,6 +451,8 @@ class TestJbsJobs {
     } else {
       assertEquals(0, jbs.findCounter(JbsCounter.NATIVE_REDUCES).getValue());
       assertEquals(reduces, jbs.findCounter(JbsCounter.FALLBACKS).getValue());
+      // No daemons, so no NetMerger socket.
+      assertEquals(reduces, jbs.findCounter(JbsCounter.FALLBACK_NETMERGER).getValue());
     }
   }
 
