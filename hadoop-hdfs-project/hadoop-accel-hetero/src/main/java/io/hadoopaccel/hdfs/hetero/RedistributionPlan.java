@@ -183,6 +183,18 @@ public final class RedistributionPlan {
   }
 
   /**
+   * Bytes left to move before this plan's moves: what over-utilised nodes hold beyond their
+   * target plus tolerance (the balancer's "bytes left" progress figure).
+   */
+  public long bytesLeft() {
+    long b = 0;
+    for (NodeSummary n : nodes) {
+      b += Math.max(0, n.before - n.target - n.tolerance);
+    }
+    return b;
+  }
+
+  /**
    * True when the procedure has nothing to do: no node is over its target by more than its
    * tolerance, or none is under (Table 3.1 stops when either list is empty).
    */
