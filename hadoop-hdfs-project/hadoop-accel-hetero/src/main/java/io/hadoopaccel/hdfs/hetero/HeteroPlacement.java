@@ -145,8 +145,10 @@ public final class HeteroPlacement {
         LOG.debug("{} could not take a block under {}; placed on {}", preferred,
             dirShares.directory(), first);
       }
-      if (first != null) {
+      if (first == preferred) {
         placedByProfile.increment();
+      }
+      if (first != null) {
         dirShares.record(first);
         if (dirShares.total() % LOG_EVERY_BLOCKS == 1) {
           LOG.info("Hetero placement {}", dirShares.describe(target));

@@ -183,15 +183,19 @@ public final class RedistributionPlan {
   }
 
   /**
-   * Bytes left to move before this plan's moves: what over-utilised nodes hold beyond their
-   * target plus tolerance (the balancer's "bytes left" progress figure).
+   * Bytes left to move before this plan's moves (the balancer's progress figure): the smaller
+   * of what over-utilised nodes hold beyond target plus tolerance and what under-utilised
+   * nodes lack below it. Zero exactly when {@link #isConverged()}: the procedure stops when
+   * either side is empty.
    */
   public long bytesLeft() {
-    long b = 0;
+    long over = 0;
+    long under = 0;
     for (NodeSummary n : nodes) {
-      b += Math.max(0, n.before - n.target - n.tolerance);
+      over += Math.max(0, n.before - n.target - n.tolerance);
+      under += Math.max(0, n.target - n.tolerance - n.before);
     }
-    return b;
+    return Math.min(over, under);
   }
 
   /**
