@@ -184,21 +184,30 @@ public final class ProfileFile {
       if (!force && everRead && java.util.Objects.equals(stamp, seen)) {
         return;
       }
-      HeteroProfiles fresh = store.read();
-      install(fresh);
-    } catch (IOException | IllegalArgumentException e) {
-      reloadFailures.incrementAndGet();
-      lastError = String.valueOf(e.getMessage());
-      LOG.error("Keeping the previous computing-ratio profiles (version {}): {}", version(),
-          e.getMessage());
+      install(store.read());
+    } catch (IOException e) {
+      failed(e.toString(), null);
+      if (loader != null) {
+        return; // a remote file system not up yet, or a transient error: tried again next check
+      }
+    } catch (IllegalArgumentException e) {
+      failed(e.getMessage(), null); // malformed: below, so it is logged once per edit
     } catch (RuntimeException e) {
-      reloadFailures.incrementAndGet();
-      lastError = e.toString();
-      LOG.error("Keeping the previous computing-ratio profiles (version {})", version(), e);
-    } finally {
-      // What we saw, even if malformed: the error is logged once per edit, not per check.
-      seen = stamp;
-      everRead = true;
+      failed(e.toString(), e);
+    }
+    // What we saw, even if malformed: the error is logged once per edit, not per check.
+    seen = stamp;
+    everRead = true;
+  }
+
+  private void failed(String message, Throwable t) {
+    reloadFailures.incrementAndGet();
+    lastError = String.valueOf(message);
+    if (t == null) {
+      LOG.error("Keeping the previous computing-ratio profiles (version {}): {}", version(),
+          message);
+    } else {
+      LOG.error("Keeping the previous computing-ratio profiles (version {})", version(), t);
     }
   }
 
