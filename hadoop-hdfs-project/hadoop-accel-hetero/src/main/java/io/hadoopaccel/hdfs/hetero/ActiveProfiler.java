@@ -6,6 +6,7 @@ import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.URISyntaxException;
 import java.net.UnknownHostException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -22,10 +23,13 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.HdfsConstants.DatanodeReportType;
+import org.apache.hadoop.mapred.TIPStatus;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.JobCounter;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.Mapper;
+import org.apache.hadoop.mapreduce.TaskReport;
+import org.apache.hadoop.mapreduce.TaskType;
 import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
 import org.apache.hadoop.mapreduce.lib.output.NullOutputFormat;
 
@@ -188,7 +192,8 @@ public final class ActiveProfiler {
       log.printf("Probe job %s: %s over %s (%d bytes), %d node(s) x %d split(s)%n",
           job.getJobID(), mapper.getName(), st.getPath(), st.getLen(), hosts.size(),
           splitsPerNode);
-      if (!job.waitForCompletion(false)) {
+      awaitJob(job);
+      if (!job.isSuccessful()) {
         throw new ProfilerException("probe job " + job.getJobID() + " did not succeed ("
             + job.getJobState() + "): " + job.getStatus().getFailureInfo());
       }
@@ -234,6 +239,38 @@ public final class ActiveProfiler {
       }
     } catch (URISyntaxException | SecurityException | NullPointerException e) {
       // Not from a local jar (tests run from classes/): the class path has it already.
+    }
+  }
+
+  /**
+   * Waits for the probe job as {@code waitForCompletion} would, printing a timestamped line of
+   * tasks done and left whenever they change.
+   */
+  private void awaitJob(Job job) throws IOException, InterruptedException {
+    int pollMs = Job.getCompletionPollInterval(job.getConfiguration());
+    String last = null;
+    while (true) {
+      boolean complete = job.isComplete(); // before the reports: the last line is final
+      int done = 0;
+      int running = 0;
+      TaskReport[] maps = job.getTaskReports(TaskType.MAP);
+      for (TaskReport t : maps) {
+        if (t.getCurrentStatus() == TIPStatus.COMPLETE) {
+          done++;
+        } else if (t.getCurrentStatus() == TIPStatus.RUNNING) {
+          running++;
+        }
+      }
+      String counts = done + "/" + running + "/" + maps.length;
+      if (maps.length > 0 && !counts.equals(last)) {
+        log.println(ProgressLine.profiler(Instant.now(), job.getJobID().toString(), done,
+            running, maps.length));
+        last = counts;
+      }
+      if (complete) {
+        return;
+      }
+      Thread.sleep(pollMs);
     }
   }
 

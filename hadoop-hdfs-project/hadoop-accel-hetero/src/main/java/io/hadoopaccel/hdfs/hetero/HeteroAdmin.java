@@ -2,7 +2,6 @@ package io.hadoopaccel.hdfs.hetero;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -37,9 +36,12 @@ public class HeteroAdmin extends Configured implements Tool {
   static final String USAGE = String.join("\n",
       "Usage: hdfs hetero [generic options] <command> [args]",
       "Computing-ratio profiles of heterogeneity-aware HDFS placement. Edits the profiles",
-      "file named by hadoop.accel.hetero.profiles.file (relative to $HADOOP_CONF_DIR) on THIS",
-      "machine: run it where the NameNode's configuration is; the NameNode re-reads the file",
-      "within hadoop.accel.hetero.profiles.reload.ms.",
+      "file named by hadoop.accel.hetero.profiles.file: a local path (relative to",
+      "$HADOOP_CONF_DIR, on THIS machine: run it where the NameNode's configuration is) or a",
+      "Hadoop FileSystem URI such as hdfs://NAMESERVICE/system/hetero-profiles.conf, which",
+      "every NameNode of an HA pair reads. NameNodes re-read it within",
+      "hadoop.accel.hetero.profiles.reload.ms, or at once on",
+      "'hdfs dfsadmin -refresh NAMENODE_HOST:IPC_PORT hetero.profiles'.",
       "",
       "  list                          profiles, their ratios and shares, bound directories",
       "  show NAME                     ratio and share of each node of profile NAME",
@@ -140,7 +142,7 @@ public class HeteroAdmin extends Configured implements Tool {
   // ---- list / show ----
 
   private int list() throws IOException {
-    Path file = file();
+    ProfileStore file = file();
     HeteroProfiles p = read(file);
     out.printf("Profiles file %s: %d profile(s), %d bound director%s%n", file,
         p.profiles().size(), p.bindings().size(), p.bindings().size() == 1 ? "y" : "ies");
@@ -265,7 +267,7 @@ public class HeteroAdmin extends Configured implements Tool {
       }
     }
     Map<String, Double> ratios = times ? normalise(values) : values;
-    Path file = file();
+    ProfileStore file = file();
     HeteroProfiles p = read(file);
     boolean existed = p.profile(name) != null;
     HeteroProfiles next;
@@ -295,7 +297,7 @@ public class HeteroAdmin extends Configured implements Tool {
   }
 
   private int remove(String name) throws IOException {
-    Path file = file();
+    ProfileStore file = file();
     HeteroProfiles p = read(file);
     if (p.profile(name) == null) {
       throw new IllegalArgumentException(noProfile(p, name));
@@ -306,7 +308,7 @@ public class HeteroAdmin extends Configured implements Tool {
   }
 
   private int bind(String dir, String name) throws Exception {
-    Path file = file();
+    ProfileStore file = file();
     HeteroProfiles p = read(file);
     if (p.profile(name) == null) {
       throw new IllegalArgumentException(noProfile(p, name));
@@ -328,7 +330,7 @@ public class HeteroAdmin extends Configured implements Tool {
   }
 
   private int unbind(String dir) throws IOException {
-    Path file = file();
+    ProfileStore file = file();
     HeteroProfiles p = read(file);
     write(file, p.withoutBinding(dir));
     out.printf("Unbound %s in %s: stock placement from now on%n",
@@ -352,7 +354,7 @@ public class HeteroAdmin extends Configured implements Tool {
     o.defines(conf);
     o.done();
     checkName(name);
-    Path file = file();
+    ProfileStore file = file();
     HeteroProfiles before = read(file); // fail on a malformed file before the job, not after
 
     Class<? extends Mapper> mapper = loadClass(conf, mapperName, Mapper.class, "-mapper");
@@ -387,7 +389,7 @@ public class HeteroAdmin extends Configured implements Tool {
     if (jobs.isEmpty()) {
       throw new UsageException("derive needs at least one -job JOB_ID");
     }
-    Path file = file();
+    ProfileStore file = file();
     HeteroProfiles before = read(file);
     List<ComputingRatios.Observation> obs;
     try {
@@ -442,7 +444,7 @@ public class HeteroAdmin extends Configured implements Tool {
     return save(file, before, name, derived, saveIt, "no -save");
   }
 
-  private int save(Path file, HeteroProfiles before, String name, Map<String, Double> ratios,
+  private int save(ProfileStore file, HeteroProfiles before, String name, Map<String, Double> ratios,
       boolean really, String why) throws IOException {
     if (!really) {
       out.printf("Not saved (%s): %s%n", why, before.profile(name) == null
@@ -458,16 +460,16 @@ public class HeteroAdmin extends Configured implements Tool {
 
   // ---- helpers ----
 
-  private Path file() {
-    return ProfileFile.resolve(getConf());
+  private ProfileStore file() {
+    return ProfileStore.of(getConf());
   }
 
-  private static HeteroProfiles read(Path file) {
+  private static HeteroProfiles read(ProfileStore file) {
     return ProfileFile.readOnce(file);
   }
 
-  private static void write(Path file, HeteroProfiles p) throws IOException {
-    ProfileFile.write(file, p);
+  private static void write(ProfileStore file, HeteroProfiles p) throws IOException {
+    file.write(p);
   }
 
   private DistributedFileSystem dfs() throws IOException {

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
 import java.util.ArrayDeque;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
@@ -12,7 +13,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -187,7 +187,7 @@ public class HeteroBalancer extends Configured implements Tool {
     Configuration conf = getConf();
     HeteroProfiles profiles;
     try {
-      profiles = ProfileFile.readOnce(ProfileFile.resolve(conf));
+      profiles = ProfileFile.readOnce(ProfileStore.of(conf));
     } catch (IllegalArgumentException e) {
       System.err.println("hetero-balancer: " + e.getMessage());
       return ExitStatus.ILLEGAL_ARGUMENTS.getExitCode();
@@ -203,7 +203,7 @@ public class HeteroBalancer extends Configured implements Tool {
       System.err.println("hetero-balancer: no bound directory matches "
           + (o.profiles.isEmpty() && o.dirs.isEmpty() ? "(no directory is bound to a profile)"
               : "-profile " + o.profiles + " -dir " + o.dirs)
-          + " in " + ProfileFile.resolve(conf));
+          + " in " + ProfileStore.of(conf));
       return ExitStatus.ILLEGAL_ARGUMENTS.getExitCode();
     }
     URI nn = FileSystem.getDefaultUri(conf);
@@ -308,16 +308,15 @@ public class HeteroBalancer extends Configured implements Tool {
       }
       boolean converged = true;
       List<RedistributionPlan.Move> moves = new ArrayList<>();
+      long bytesLeft = 0;
       for (Map.Entry<String, String> g : groups.entrySet()) {
         BlockLayout layout = readLayout(fs, profiles, g.getKey());
         RedistributionPlan plan = RedistributionPlan.compute(layout, live,
             profiles.profile(g.getValue()), o.threshold, MAX_BYTES_PER_ROUND, MAX_MOVES_PER_ROUND);
-        out.printf(Locale.ROOT, "Round %d, %s (profile %s): %d file(s), %s of blocks, "
-                + "%s of replicas%s%n", round, g.getKey(), g.getValue(), layout.files(),
-            StringUtils.byteDesc(layout.totalBytes()),
-            StringUtils.byteDesc(layout.totalReplicaBytes()),
-            layout.skippedFiles().isEmpty() ? ""
-                : " (" + layout.skippedFiles().size() + " open or erasure-coded file(s) skipped)");
+        bytesLeft += plan.bytesLeft();
+        out.println(ProgressLine.balancerPlan(Instant.now(), round, g.getKey(), g.getValue(),
+            layout.files(), layout.totalBytes(), layout.totalReplicaBytes(), plan.bytesLeft(),
+            layout.skippedFiles().size()));
         out.print(plan.describe());
         if (o.dryRun) {
           for (RedistributionPlan.Move m : plan.moves()) {
@@ -345,8 +344,8 @@ public class HeteroBalancer extends Configured implements Tool {
       for (RedistributionPlan.Move m : done) {
         bytes += m.bytes();
       }
-      out.printf(Locale.ROOT, "Round %d: moved %d of %d replica(s), %s; %d failed%n", round,
-          done.size(), moves.size(), StringUtils.byteDesc(bytes), moves.size() - done.size());
+      out.println(ProgressLine.balancerRound(Instant.now(), round, done.size(), moves.size(),
+          bytes, bytesLeft));
       if (done.isEmpty()) {
         if (++idle >= MAX_IDLE_ROUNDS) {
           out.println("no move succeeded in " + idle + " rounds: giving up (see the log)");

@@ -9,12 +9,16 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.AddBlockFlag;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeStorageInfo;
 import org.apache.hadoop.hdfs.server.blockmanagement.FSClusterStats;
+import org.apache.hadoop.ipc.RefreshHandler;
+import org.apache.hadoop.ipc.RefreshRegistry;
+import org.apache.hadoop.ipc.RefreshResponse;
 import org.apache.hadoop.net.NetworkTopology;
 import org.apache.hadoop.net.Node;
 import org.apache.hadoop.net.NodeBase;
@@ -41,6 +45,12 @@ public final class HeteroPlacement {
   private final FSClusterStats clusterStats;
   private final NetworkTopology clusterMap;
   private final Map<String, PlacementShares> shares = new ConcurrentHashMap<>();
+  private final long startedAtMs = System.currentTimeMillis();
+  private final LongAdder placedByProfile = new LongAdder();
+  private final LongAdder unbound = new LongAdder();
+  private final LongAdder noCandidate = new LongAdder();
+  private final LongAdder refused = new LongAdder();
+  private final LongAdder stockOther = new LongAdder();
 
   /** Reads the profiles; a malformed file or a setting placement cannot work with throws. */
   public HeteroPlacement(Configuration conf, FSClusterStats stats, NetworkTopology clusterMap) {
@@ -62,7 +72,30 @@ public final class HeteroPlacement {
     }
     HeteroProfiles p = profiles.get();
     LOG.info("Hetero placement on: profiles from {} ({} profile(s), bound directories {})",
-        profiles.path(), p.profiles().size(), p.bindings().keySet());
+        profiles.store(), p.profiles().size(), p.bindings().keySet());
+  }
+
+  /** The identifier of {@code hdfs dfsadmin -refresh <namenode host:ipc port> IDENTIFIER}. */
+  public static final String REFRESH_IDENTIFIER = "hetero.profiles";
+
+  /**
+   * Lets {@code hdfs dfsadmin -refresh <namenode> hetero.profiles} re-read the profiles on
+   * that NameNode now, without waiting for the reload interval.
+   */
+  public RefreshHandler registerRefreshHandler() {
+    RefreshHandler h = (identifier, args) -> {
+      String msg = profiles.reloadNow();
+      LOG.info("{} refresh: {}", REFRESH_IDENTIFIER, msg);
+      return new RefreshResponse(msg.startsWith("profiles version") && !msg.contains("last error")
+          ? 0 : 1, msg);
+    };
+    RefreshRegistry.defaultRegistry().register(REFRESH_IDENTIFIER, h);
+    return h;
+  }
+
+  /** The profiles file as this NameNode reads it. */
+  public ProfileFile profiles() {
+    return profiles;
   }
 
   /** Where the first replica of a new block should go, and what to record once it went. */
@@ -107,9 +140,13 @@ public final class HeteroPlacement {
       if (first == null && targets.length > 0) {
         // Stock refused the preferred node (full, busy): it stays in deficit and is tried
         // again for the next block.
+        refused.increment();
         first = targets[0].getDatanodeDescriptor();
         LOG.debug("{} could not take a block under {}; placed on {}", preferred,
             dirShares.directory(), first);
+      }
+      if (first == preferred) {
+        placedByProfile.increment();
       }
       if (first != null) {
         dirShares.record(first);
@@ -134,6 +171,7 @@ public final class HeteroPlacement {
     HeteroProfiles p = profiles.get();
     String dir = p.boundDirectoryOf(srcPath);
     if (dir == null) {
+      unbound.increment();
       return null;
     }
     String profileName = p.bindings().get(dir);
@@ -142,7 +180,16 @@ public final class HeteroPlacement {
         s != null && s.profile().equals(profileName) ? s : new PlacementShares(d, profileName));
     Map<DatanodeDescriptor, Double> target = NodeWeights.shares(
         p.profile(profileName), candidates(excludedNodes, clientNodeToAvoid));
-    return target.isEmpty() ? null : new Choice(dirShares, target);
+    if (target.isEmpty()) {
+      noCandidate.increment();
+      return null;
+    }
+    return new Choice(dirShares, target);
+  }
+
+  /** Counts a choice left to stock without asking the profile: re-replication, pipeline repair. */
+  public void stockChoice() {
+    stockOther.increment();
   }
 
   /** Live, in-service, non-excluded (and, when stock avoids them, non-stale) DataNodes. */
@@ -157,6 +204,54 @@ public final class HeteroPlacement {
       DatanodeDescriptor dn = (DatanodeDescriptor) n;
       if (dn.isAlive() && dn.isInService() && !(avoidStale && dn.isStale(staleIntervalMs))) {
         out.add(dn);
+      }
+    }
+    return out;
+  }
+
+  /** One DataNode of one bound directory, for the metrics. */
+  public record NodeShare(String directory, String profile, String node, long placed,
+      double target) {}
+
+  /** Placement counters since {@link #startedAtMs()}, for the metrics. */
+  public record Counters(long placedByProfile, long unbound, long noCandidate, long refused,
+      long stockOther) {}
+
+  public Counters counters() {
+    return new Counters(placedByProfile.sum(), unbound.sum(), noCandidate.sum(), refused.sum(),
+        stockOther.sum());
+  }
+
+  /** When this NameNode's counts began (epoch ms): they live in memory only. */
+  public long startedAtMs() {
+    return startedAtMs;
+  }
+
+  /** Blocks counted under {@code dir} since its counts began (all nodes, live or not). */
+  public long placedTotal(String dir) {
+    PlacementShares s = shares.get(dir);
+    return s == null ? 0 : s.total();
+  }
+
+  /**
+   * For every directory bound now that has counts, each live in-service DataNode's first
+   * replicas placed and its target share among those nodes (node as host_transferport).
+   */
+  public List<NodeShare> nodeShares() {
+    HeteroProfiles p = profiles.get();
+    List<DatanodeDescriptor> live = candidates(null, null);
+    live.sort((a, b) -> a.getXferAddr().compareTo(b.getXferAddr()));
+    List<NodeShare> out = new ArrayList<>();
+    for (PlacementShares s : new TreeMap<>(shares).values()) {
+      String profileName = p.bindings().get(s.directory());
+      if (profileName == null || !profileName.equals(s.profile())) {
+        continue; // unbound or re-bound since: the next block starts new counts
+      }
+      Map<DatanodeDescriptor, Double> target = NodeWeights.shares(p.profile(profileName), live);
+      for (Map.Entry<DatanodeDescriptor, Double> e : target.entrySet()) {
+        DatanodeDescriptor dn = e.getKey();
+        out.add(new NodeShare(s.directory(), profileName,
+            dn.getHostName() + "_" + dn.getXferPort(), s.placed(dn), e.getValue()));
       }
     }
     return out;

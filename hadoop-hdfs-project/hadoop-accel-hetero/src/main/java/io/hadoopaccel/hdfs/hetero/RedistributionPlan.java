@@ -183,6 +183,22 @@ public final class RedistributionPlan {
   }
 
   /**
+   * Bytes left to move before this plan's moves (the balancer's progress figure): the smaller
+   * of what over-utilised nodes hold beyond target plus tolerance and what under-utilised
+   * nodes lack below it. Zero exactly when {@link #isConverged()}: the procedure stops when
+   * either side is empty.
+   */
+  public long bytesLeft() {
+    long over = 0;
+    long under = 0;
+    for (NodeSummary n : nodes) {
+      over += Math.max(0, n.before - n.target - n.tolerance);
+      under += Math.max(0, n.target - n.tolerance - n.before);
+    }
+    return Math.min(over, under);
+  }
+
+  /**
    * True when the procedure has nothing to do: no node is over its target by more than its
    * tolerance, or none is under (Table 3.1 stops when either list is empty).
    */

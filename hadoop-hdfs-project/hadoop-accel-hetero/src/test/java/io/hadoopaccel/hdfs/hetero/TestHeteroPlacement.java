@@ -17,6 +17,10 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import java.io.InputStream;
+import java.net.URL;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.FSDataOutputStream;
@@ -28,7 +32,12 @@ import org.apache.hadoop.hdfs.DFSTestUtil;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.server.blockmanagement.DatanodeDescriptor;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.server.blockmanagement.HeteroBlockPlacementPolicy;
+import org.apache.hadoop.hdfs.tools.DFSAdmin;
+import org.apache.hadoop.ipc.RefreshHandler;
+import org.apache.hadoop.ipc.RefreshRegistry;
+import org.apache.hadoop.net.NetUtils;
 import org.apache.hadoop.net.Node;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -258,6 +267,158 @@ class TestHeteroPlacement {
     assertTrue(assertThrows(IllegalArgumentException.class,
         () -> new HeteroPlacement(conf, null, null)).getMessage()
         .contains(HeteroConfigKeys.PROFILES_RELOAD_MS));
+  }
+
+  /** Polls {@code condition} every 100 ms for up to {@code seconds}; fails with {@code what}. */
+  private static void await(int seconds, java.util.function.Supplier<String> what,
+      java.util.function.BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+    while (!condition.getAsBoolean()) {
+      assertTrue(System.nanoTime() < deadline, () -> "timed out waiting for " + what.get());
+      Thread.sleep(100);
+    }
+  }
+
+  /**
+   * The NameNode's HeteroPlacement bean as its /jmx servlet prints it (JSON). Test JVMs run
+   * several NameNodes one after another, so the bean is the one reading this class's profiles.
+   */
+  private static String jmx() {
+    try {
+      URL url = new URL("http://" + NetUtils.getHostPortString(
+          cluster.getNameNode().getHttpAddress())
+          + "/jmx?qry=Hadoop:service=NameNode,name=" + HeteroPlacementMetrics.NAME + "*");
+      String json;
+      try (InputStream in = url.openStream()) {
+        json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      }
+      for (String bean : json.split("\\}, \\{")) {
+        if (profilesFile.toString().equals(attribute(bean, "tag.ProfilesLocation"))) {
+          return bean;
+        }
+      }
+      return json;
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** The value of attribute {@code name} in {@link #jmx()}'s JSON, unquoted; null if absent. */
+  private static String attribute(String json, String name) {
+    Matcher m = Pattern.compile(
+        "\"" + Pattern.quote(name) + "\"\\s*:\\s*(\"([^\"]*)\"|[-+0-9.eE]+)").matcher(json);
+    return !m.find() ? null : m.group(2) != null ? m.group(2) : m.group(1);
+  }
+
+  private static long counter(String name) {
+    for (HeteroPlacementMetrics.Metric m : new HeteroPlacementMetrics(placement()).snapshot()) {
+      if (m.name().equals(name)) {
+        return m.value().longValue();
+      }
+    }
+    throw new AssertionError("no metric " + name);
+  }
+
+  @Test
+  void metricsOnJmxMatchBlockLocations() throws Exception {
+    writeProfiles(Files.readString(profilesFile) + "bind /metrics grep\n");
+    long byProfile = counter("BlocksPlacedByProfile");
+    long unbound = counter("BlocksUnbound");
+    write("/metrics/a", 20, (short) 1);
+    write("/metrics/b", 1, (short) 1);
+    write("/unbound-for-metrics/c", 3, (short) 1);
+    assertEquals(byProfile + 21, counter("BlocksPlacedByProfile"));
+    assertEquals(unbound + 3, counter("BlocksUnbound"));
+
+    // What each node really holds (replication 1: every replica is a first replica), and the
+    // target share of the grep profile over the five live nodes.
+    Map<String, Integer> held = replicasPerHost("/metrics");
+    Map<String, Double> ratios = Map.of("node-a", 1.0, "node-b", 2.0, "node-c", 3.3,
+        "node-d", 3.3, "node-e", 3.3);
+    double speed = 0;
+    for (double r : ratios.values()) {
+      speed += 1 / r;
+    }
+    Map<String, Object> expected = new TreeMap<>();
+    for (DatanodeInfo dn : fs.getDataNodeStats()) {
+      String node = "Dir[/metrics].Node[" + dn.getHostName() + "_" + dn.getXferPort() + "]";
+      double target = (1 / ratios.get(dn.getHostName())) / speed;
+      int placed = held.get(dn.getHostName());
+      expected.put(node + ".Placed", (long) placed);
+      expected.put(node + ".TargetRatio", target);
+      expected.put(node + ".Deviation", placed - target * 21);
+      assertTrue(Math.abs(placed - target * 21) <= 1.0, node + " " + held);
+    }
+    expected.put("Dir[/metrics].Placed", 21L);
+    expected.put("ProfilesVersion", placement().profiles().version());
+    expected.put("ProfilesChecksum", placement().profiles().checksum());
+    expected.put("BoundDirectories", (long) placement().profiles().get().bindings().size());
+
+    Map<String, String> seen = new TreeMap<>();
+    await(30, () -> "/jmx to show " + expected + " (last seen " + seen + ")", () -> {
+      String bean = jmx();
+      seen.clear();
+      boolean all = true;
+      for (Map.Entry<String, Object> e : expected.entrySet()) {
+        String v = attribute(bean, e.getKey());
+        seen.put(e.getKey(), v);
+        all &= v != null && (e.getValue() instanceof Double d
+            ? Math.abs(Double.parseDouble(v) - d) < 1e-6 : e.getValue().toString().equals(v));
+      }
+      return all;
+    });
+    String bean = jmx();
+    assertEquals(profilesFile.toString(), attribute(bean, "tag.ProfilesLocation"), bean);
+    long since = Long.parseLong(attribute(bean, "CountsSinceTime"));
+    assertTrue(since > 0 && since <= System.currentTimeMillis(), "CountsSinceTime " + since);
+    assertTrue(Double.parseDouble(attribute(bean, "Dir[/metrics].MaxAbsDeviation")) <= 1.0, bean);
+
+    // No node may take the block: left to stock, counted.
+    Set<Node> all = new HashSet<>(cluster.getNamesystem().getBlockManager().getDatanodeManager()
+        .getDatanodeListForReport(org.apache.hadoop.hdfs.protocol.HdfsConstants.DatanodeReportType.LIVE));
+    long noCandidate = counter("FallbacksNoCandidate");
+    assertNull(placement().choose("/metrics/d", all, null));
+    assertEquals(noCandidate + 1, counter("FallbacksNoCandidate"));
+  }
+
+  /**
+   * HA: the profiles on HDFS, which every NameNode reads. A NameNode reads them in the
+   * background (never on the allocation path), and 'hdfs dfsadmin -refresh' makes it re-read
+   * them at once.
+   */
+  @Test
+  void profilesOnHdfsAreReadInTheBackgroundAndOnRefresh() throws Exception {
+    Configuration c = new Configuration(cluster.getConfiguration(0));
+    String uri = fs.getUri() + "/system/hetero-profiles.conf";
+    c.set(HeteroConfigKeys.PROFILES_FILE, uri);
+    c.set(HeteroConfigKeys.PROFILES_RELOAD_MS, "2147483647"); // only the refresh reloads
+    AdminRun set = AdminRun.of(c, "set", "ha", "node-a=1", "node-b=2");
+    assertEquals(0, set.rc, set.out + set.err);
+    AdminRun bind = AdminRun.of(c, "bind", "/ha", "ha");
+    assertEquals(0, bind.rc, bind.out + bind.err);
+    assertTrue(fs.exists(new org.apache.hadoop.fs.Path("/system/hetero-profiles.conf")));
+
+    HeteroPlacement nn2 = new HeteroPlacement(c, null, cluster.getNamesystem().getBlockManager()
+        .getDatanodeManager().getNetworkTopology());
+    ProfileFile pf = nn2.profiles();
+    assertEquals(uri, pf.store().toString());
+    await(30, () -> "the background read of " + uri, () -> pf.version() == 1);
+    assertEquals("ha", pf.get().bindings().get("/ha"));
+
+    AdminRun bind2 = AdminRun.of(c, "bind", "/ha2", "ha");
+    assertEquals(0, bind2.rc, bind2.out + bind2.err);
+    assertNull(pf.get().bindings().get("/ha2"), "not before its reload interval");
+
+    RefreshHandler h = nn2.registerRefreshHandler();
+    try {
+      String nnRpc = NetUtils.getHostPortString(cluster.getNameNode().getNameNodeAddress());
+      assertEquals(0, new DFSAdmin(c).run(
+          new String[] {"-refresh", nnRpc, HeteroPlacement.REFRESH_IDENTIFIER}));
+      assertEquals(2, pf.version());
+      assertEquals("ha", pf.get().bindings().get("/ha2"));
+    } finally {
+      RefreshRegistry.defaultRegistry().unregister(HeteroPlacement.REFRESH_IDENTIFIER, h);
+    }
   }
 
   @Test

@@ -116,6 +116,11 @@ class TestHeteroProfiler {
     String jobId = m.group(1);
     assertTrue(out.contains("Raising the replication of"), out);
     assertTrue(out.contains("Saved profile wc"), out);
+    // Progress: timestamped lines of tasks done and left, the last one final.
+    int probeMaps = hosts.size() * 2;
+    assertTrue(Pattern.compile("(?m)^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ Probe job "
+        + jobId + ": " + probeMaps + " of " + probeMaps + " task\\(s\\) done, 0 running, 0 left$")
+        .matcher(out).find(), out);
 
     // One ratio per distinct DataNode host, the fastest at 1.
     HeteroProfiles.Profile wc = onDisk().profile("wc");

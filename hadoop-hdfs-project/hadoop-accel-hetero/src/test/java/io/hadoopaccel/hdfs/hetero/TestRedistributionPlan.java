@@ -99,6 +99,8 @@ class TestRedistributionPlan {
         plan.nodes().stream().map(RedistributionPlan.NodeSummary::bytesAfter).toList());
     assertEquals(9, plan.moves().size());
     assertEquals(9 * MB, plan.bytesToMove());
+    // Left: c holds 8.5 MB beyond target + half a block, a and b lack 5.5 + 2.5 MB below it.
+    assertEquals(8 * MB, plan.bytesLeft());
     BlockLayout after = apply(allInC, plan);
     assertEquals(6, after.blocksOn("uuid-a"));
     assertEquals(3, after.blocksOn("uuid-b"));
@@ -106,6 +108,7 @@ class TestRedistributionPlan {
     RedistributionPlan again = plan(after, live, profile("a", 1, "b", 2, "c", 3), 0);
     assertTrue(again.isConverged());
     assertTrue(again.moves().isEmpty());
+    assertEquals(0, again.bytesLeft());
   }
 
   @Test

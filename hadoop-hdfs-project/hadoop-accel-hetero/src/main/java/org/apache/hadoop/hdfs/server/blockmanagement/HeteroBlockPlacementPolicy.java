@@ -1,6 +1,7 @@
 package org.apache.hadoop.hdfs.server.blockmanagement;
 
 import io.hadoopaccel.hdfs.hetero.HeteroPlacement;
+import io.hadoopaccel.hdfs.hetero.HeteroPlacementMetrics;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -27,6 +28,8 @@ public class HeteroBlockPlacementPolicy extends BlockPlacementPolicyDefault {
       Host2NodesMap host2datanodeMap) {
     super.initialize(conf, stats, clusterMap, host2datanodeMap);
     hetero = new HeteroPlacement(conf, stats, clusterMap);
+    HeteroPlacementMetrics.register(hetero);
+    hetero.registerRefreshHandler();
   }
 
   /** The 9-argument form is the one on the write path (new blocks). */
@@ -38,6 +41,8 @@ public class HeteroBlockPlacementPolicy extends BlockPlacementPolicyDefault {
     if (numOfReplicas > 0 && chosenNodes.isEmpty()) {
       boolean noLocalWrite = flags != null && flags.contains(AddBlockFlag.NO_LOCAL_WRITE);
       choice = hetero.choose(srcPath, excludedNodes, noLocalWrite ? writer : null);
+    } else if (numOfReplicas > 0) {
+      hetero.stockChoice();
     }
     if (choice == null) {
       return super.chooseTarget(srcPath, numOfReplicas, writer, chosenNodes, returnChosenNodes,
