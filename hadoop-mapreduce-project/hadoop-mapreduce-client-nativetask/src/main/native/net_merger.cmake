@@ -3,7 +3,8 @@
 add_library(jbs_merger_core STATIC
   src/reducer_protocol.cc src/ifile_segment.cc src/raw_comparator.cc src/segment_merger.cc
   src/run_file.cc src/connection_pool.cc src/fetch_client.cc src/remote_segment.cc
-  src/unix_socket.cc src/merger_session.cc src/net_merger_server.cc)
+  src/unix_socket.cc src/merger_session.cc src/net_merger_server.cc src/register_gate.cc
+  src/spill_sweep.cc)
 target_link_libraries(jbs_merger_core PUBLIC jbs_core)
 
 add_executable(jbs_net_merger src/net_merger_main.cc)
