@@ -39,3 +39,14 @@ if(TARGET jbs_mof_supplier)
   add_dependencies(jbs_net_merger_with_supplier_test jbs_net_merger jbs_mof_supplier)
   gtest_discover_tests(jbs_net_merger_with_supplier_test PROPERTIES TIMEOUT 60)
 endif()
+
+# Connection floods against both daemons as processes (issue 24): each test < 30 s.
+if(TARGET jbs_mof_supplier)
+  add_executable(jbs_flood_test ${TEST_DIR}/flood_test.cc)
+  target_link_libraries(jbs_flood_test PRIVATE jbs_merger_core GTest::gtest GTest::gtest_main)
+  target_compile_definitions(jbs_flood_test PRIVATE
+    JBS_NET_MERGER_BIN="$<TARGET_FILE:jbs_net_merger>"
+    JBS_MOF_SUPPLIER_BIN="$<TARGET_FILE:jbs_mof_supplier>")
+  add_dependencies(jbs_flood_test jbs_net_merger jbs_mof_supplier)
+  gtest_discover_tests(jbs_flood_test PROPERTIES TIMEOUT 60 RUN_SERIAL TRUE)
+endif()
