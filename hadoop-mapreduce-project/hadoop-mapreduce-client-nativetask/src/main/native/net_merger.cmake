@@ -40,7 +40,8 @@ if(TARGET jbs_mof_supplier)
   gtest_discover_tests(jbs_net_merger_with_supplier_test PROPERTIES TIMEOUT 60)
 endif()
 
-# Connection floods against both daemons as processes (issue 24): each test < 30 s.
+# Connection floods against both daemons as processes (threat model: a local user or a
+# network peer floods a daemon before authenticating); each test < 30 s.
 if(TARGET jbs_mof_supplier)
   add_executable(jbs_flood_test ${TEST_DIR}/flood_test.cc)
   target_link_libraries(jbs_flood_test PRIVATE jbs_merger_core GTest::gtest GTest::gtest_main)

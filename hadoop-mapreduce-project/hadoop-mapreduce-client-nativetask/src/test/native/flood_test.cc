@@ -1,4 +1,4 @@
-// Connection floods (issue 24, acceptance "Connection floods"): 10,000 unauthenticated
+// Connection floods (the threat model's unauthenticated peers): 10,000 unauthenticated
 // connections to each daemon, run as processes the way a node runs them, while a reduce's
 // job goes through both. The job's merged stream must equal the reference merge, the flooded
 // daemon must live, its CPU time over the flood stay under a bound and its log stay short.

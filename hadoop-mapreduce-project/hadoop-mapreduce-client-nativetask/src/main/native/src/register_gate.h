@@ -1,7 +1,8 @@
-// The NetMerger's limits before authentication (issue 24 item 5). Any local process that can
-// reach the socket may connect, so until a connection has sent its REGISTER it costs the
-// daemon one descriptor and a small buffer, never a thread: one gate thread accepts
-// connections, sends each HELLO, and reads the first frame of all of them from one epoll set.
+// The NetMerger's limits before authentication. Any local process that can reach the socket
+// may connect (it is 0666 under the LinuxContainerExecutor), so until a connection has sent
+// its REGISTER it costs the daemon one descriptor and a small buffer, never a thread: one gate
+// thread accepts connections, sends each HELLO, and reads the first frame of all of them from
+// one epoll set.
 //   * At most max_pending connections wait for their REGISTER; a new one beyond that closes
 //     the oldest (a real reduce answers HELLO at once, a flood's connections are the old ones).
 //   * A connection whose REGISTER is not complete within timeout_ms gets ERROR 1 and is closed.
