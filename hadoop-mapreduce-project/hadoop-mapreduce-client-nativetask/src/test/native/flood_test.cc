@@ -307,8 +307,11 @@ TEST_F(FloodTest, NetMergerAtTheDescriptorLimitBacksOffWithoutSpinning) {
   std::string log = merger_->Stderr();
   size_t pauses = 0;
   for (size_t at = 0; (at = log.find("pausing accepts", at)) != std::string::npos; ++at) ++pauses;
-  EXPECT_GE(pauses, 1u) << log;
-  EXPECT_LE(pauses, 2u) << log;  // one line per 10 s
+  EXPECT_GE(pauses, 1u) << log.substr(0, 4000);
+  EXPECT_LE(pauses, 2u) << log.substr(0, 4000);  // one line per 10 s
+  // A loop that retries accept at once logs (or at least wakes) per try: 148,631 lines in
+  // these 3 s before the gate, and only ~0.2 CPU-s of them on this loaded VM.
+  EXPECT_LT(CountLines(log), 60u) << log.substr(0, 4000);
   flood.CloseAll();
   RunJob();  // descriptors are back: the next reduce is served
   StopDaemons();
