@@ -37,7 +37,8 @@ const char* StatusName(ResponseStatus s) {
 }  // namespace
 
 FetchClient::FetchClient(Transport* transport, Config config)
-    : config_(config), pool_(transport, config.max_connections, config.connect_timeout_ms) {}
+    : config_(std::move(config)),
+      pool_(transport, config_.max_connections, config_.connect_timeout_ms) {}
 
 uint64_t FetchClient::retries() const {
   std::lock_guard<std::mutex> g(mu_);
