@@ -3,7 +3,8 @@
 add_library(jbs_merger_core STATIC
   src/reducer_protocol.cc src/ifile_segment.cc src/raw_comparator.cc src/segment_merger.cc
   src/run_file.cc src/connection_pool.cc src/fetch_client.cc src/remote_segment.cc
-  src/unix_socket.cc src/merger_session.cc src/net_merger_server.cc)
+  src/unix_socket.cc src/merger_session.cc src/net_merger_server.cc src/register_gate.cc
+  src/spill_sweep.cc)
 target_link_libraries(jbs_merger_core PUBLIC jbs_core)
 
 add_executable(jbs_net_merger src/net_merger_main.cc)
@@ -37,4 +38,16 @@ if(TARGET jbs_mof_supplier)
     JBS_MOF_SUPPLIER_BIN="$<TARGET_FILE:jbs_mof_supplier>")
   add_dependencies(jbs_net_merger_with_supplier_test jbs_net_merger jbs_mof_supplier)
   gtest_discover_tests(jbs_net_merger_with_supplier_test PROPERTIES TIMEOUT 60)
+endif()
+
+# Connection floods against both daemons as processes (threat model: a local user or a
+# network peer floods a daemon before authenticating); each test < 30 s.
+if(TARGET jbs_mof_supplier)
+  add_executable(jbs_flood_test ${TEST_DIR}/flood_test.cc)
+  target_link_libraries(jbs_flood_test PRIVATE jbs_merger_core GTest::gtest GTest::gtest_main)
+  target_compile_definitions(jbs_flood_test PRIVATE
+    JBS_NET_MERGER_BIN="$<TARGET_FILE:jbs_net_merger>"
+    JBS_MOF_SUPPLIER_BIN="$<TARGET_FILE:jbs_mof_supplier>")
+  add_dependencies(jbs_flood_test jbs_net_merger jbs_mof_supplier)
+  gtest_discover_tests(jbs_flood_test PROPERTIES TIMEOUT 60 RUN_SERIAL TRUE)
 endif()

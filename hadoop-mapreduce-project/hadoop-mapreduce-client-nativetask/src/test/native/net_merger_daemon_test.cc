@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <string>
@@ -120,4 +121,50 @@ TEST(NetMergerDaemonTest, RefusesASocketDirOfAnotherUserAndCreatesItsOwn) {
   std::fclose(d.in);
   d.in = nullptr;
   EXPECT_EQ(Wait(&d), 0);
+}
+
+// Spill runs a killed NetMerger left behind are removed at the next start: only regular run
+// files of the daemon's user, never a symlink's target, never another file; and not while
+// another live NetMerger uses the dir.
+TEST(NetMergerDaemonTest, SweepsStaleSpillRunsAtStart) {
+  ScratchDir dir, spill, elsewhere;
+  std::string sock = dir.path() + "/m.sock";
+  ScratchDir::WriteAt(spill.path() + "/jbs_run_a1B2c3",
+                      std::vector<uint8_t>(1000, 7));                                   // stale run
+  ScratchDir::WriteAt(spill.path() + "/jbs_run_d4E5f6", std::vector<uint8_t>(234, 7));  // stale run
+  std::string precious =
+      ScratchDir::WriteAt(elsewhere.path() + "/precious", std::vector<uint8_t>(10, 1));
+  ASSERT_EQ(::symlink(precious.c_str(), (spill.path() + "/jbs_run_link00").c_str()), 0);
+  std::string theirs =
+      ScratchDir::WriteAt(spill.path() + "/jbs_run_theirs", std::vector<uint8_t>(5, 1));
+  ASSERT_EQ(::chown(theirs.c_str(), 65534, 65534), 0);  // another user's (tests run as root)
+  std::string other =
+      ScratchDir::WriteAt(spill.path() + "/jbs_run_other_name", std::vector<uint8_t>(5, 1));
+  std::string keep = ScratchDir::WriteAt(spill.path() + "/notes.txt", std::vector<uint8_t>(5, 1));
+  Child c = Spawn({"--socket", sock, "--spill-dirs", spill.path()});
+  EXPECT_EQ(Line(c.err), "jbs_net_merger: swept 2 stale spill runs (1234 bytes)");
+  EXPECT_EQ(Line(c.out), "READY " + sock);
+  struct stat st;
+  EXPECT_NE(::lstat((spill.path() + "/jbs_run_a1B2c3").c_str(), &st), 0);
+  EXPECT_NE(::lstat((spill.path() + "/jbs_run_d4E5f6").c_str(), &st), 0);
+  EXPECT_EQ(::lstat((spill.path() + "/jbs_run_link00").c_str(), &st), 0);  // not followed
+  EXPECT_EQ(::stat(precious.c_str(), &st), 0);
+  EXPECT_EQ(::stat(theirs.c_str(), &st), 0);
+  EXPECT_EQ(::stat(other.c_str(), &st), 0);
+  EXPECT_EQ(::stat(keep.c_str(), &st), 0);
+  // A second NetMerger on the same spill dir while the first runs sweeps nothing there: the
+  // first one's runs belong to live sessions.
+  ScratchDir::WriteAt(spill.path() + "/jbs_run_live01", std::vector<uint8_t>(100, 7));
+  Child d = Spawn({"--socket", dir.path() + "/n.sock", "--spill-dirs", spill.path()});
+  std::string line = Line(d.err);
+  EXPECT_EQ(line.rfind("jbs_net_merger: swept 0 stale spill runs (0 bytes); not swept: ", 0), 0u)
+      << line;
+  EXPECT_NE(line.find("in use by another NetMerger"), std::string::npos) << line;
+  EXPECT_EQ(Line(d.out), "READY " + dir.path() + "/n.sock");
+  EXPECT_EQ(::stat((spill.path() + "/jbs_run_live01").c_str(), &st), 0);
+  for (Child* x : {&c, &d}) {
+    std::fclose(x->in);
+    x->in = nullptr;
+    EXPECT_EQ(Wait(x), 0);
+  }
 }

@@ -3,12 +3,15 @@
 // NetMerger server on a Unix socket, and a fake reduce task speaking the reducer protocol.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <random>
+#include <system_error>
+#include <thread>
 
 #include "byte_order.h"
 #include "data_engine.h"
@@ -64,6 +67,7 @@ class NetMergerE2eTest : public ::testing::Test {
     c.connect_timeout_ms = 2000;
     c.max_sessions = max_sessions;
     c.register_timeout_ms = register_timeout_ms;
+    if (tweak_) tweak_(&c);
     merger_ = std::make_unique<NetMergerServer>(c, &merger_jobs_, tcp_.get());
     ASSERT_EQ(merger_->Start(), 0);
   }
@@ -134,7 +138,15 @@ class NetMergerE2eTest : public ::testing::Test {
     return n;
   }
 
+  // A port nobody listens on (connects to it fail at once).
+  uint16_t DeadPort() {
+    std::unique_ptr<Listener> l;
+    EXPECT_EQ(tcp_->Listen({"127.0.0.1", 0}, &l), 0);
+    return l->port();
+  }
+
   std::mt19937 rng_{99};
+  std::function<void(NetMergerConfig*)> tweak_;  // adjusts StartMerger's config
   ScratchDir local_, spill_, sock_dir_;
   JobRegistry supplier_jobs_, merger_jobs_;
   BufferPool pool_{4096, 64};
@@ -546,4 +558,123 @@ TEST(NetMergerForgedSupplierTest, ASupplierWithoutTheJobSecretIsRejected) {
   }
   merger.Stop();
   forged.Stop();
+}
+
+// A launcher that fails on demand: the first `skip` launches work, the next `fail` throw as
+// std::thread does when the system has no thread to give.
+struct FailingLauncher {
+  std::atomic<int> skip{0}, fail{0}, failed{0};
+  ThreadLauncher launcher() {
+    return [this](std::function<void()> body) {
+      if (skip > 0) {
+        --skip;
+      } else if (fail > 0) {
+        --fail;
+        ++failed;
+        throw std::system_error(EAGAIN, std::generic_category(), "pthread_create");
+      }
+      return std::thread(std::move(body));
+    };
+  }
+};
+
+TEST_F(NetMergerE2eTest, AFailedThreadCreationRefusesThatReducerAndTheDaemonLives) {
+  FailingLauncher launch;
+  tweak_ = [&](NetMergerConfig* c) { c->launch_thread = launch.launcher(); };
+  StartMerger();  // its gate thread is the first launch
+  auto data = RandomTextSegments(rng_, 3, 30, 500);
+  for (uint32_t i = 0; i < data.size(); ++i) WriteMap(i, data[i], false);
+  // No session thread, then no reader thread: each time that reducer hears busy.
+  for (int skip : {0, 1}) {
+    launch.skip = skip;
+    launch.fail = 1;
+    Registered reg = FakeReducer(socket_).Register(3, 0);
+    EXPECT_EQ(reg.status, RegisterStatus::kBusy);
+    EXPECT_NE(reg.message.find("cannot start a thread"), std::string::npos) << reg.message;
+    EXPECT_EQ(launch.fail, 0);
+  }
+  // No fetch worker: that map is FETCH_FAILED (the reduce reports it; the map is handed out
+  // again), and the session goes on.
+  FakeReducer r(socket_);
+  launch.skip = 2;  // session and reader threads
+  launch.fail = 1;
+  ASSERT_EQ(r.Register(3, 0).status, RegisterStatus::kOk);
+  r.MapOutput(0, supplier_->port());
+  ASSERT_EQ(r.Read(), ReducerFrame::kFetchFailed);
+  FetchFailed ff;
+  ASSERT_EQ(DecodeFetchFailed(r.body_.data(), r.body_.size(), &ff), WireStatus::kOk);
+  EXPECT_NE(ff.message.find("cannot start a thread"), std::string::npos) << ff.message;
+  for (uint32_t i = 0; i < 3; ++i) r.MapOutput(i, supplier_->port());
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(r.Read(), ReducerFrame::kMapFetched);
+  r.Merge();
+  Bytes stream;
+  EndStats end;
+  ErrorFrame err;
+  ASSERT_TRUE(r.ReadStream(&stream, &end, &err)) << err.message;
+  EXPECT_EQ(stream, ReferenceMerge(data, 1));
+  EXPECT_EQ(launch.failed, 3);
+}
+
+TEST_F(NetMergerE2eTest, MapOutputEndpointsAreBoundedPerSession) {
+  tweak_ = [](NetMergerConfig* c) { c->max_endpoints_per_session = 3; };
+  StartMerger();
+  FakeReducer r(socket_);
+  ASSERT_EQ(r.Register(5, 0).status, RegisterStatus::kOk);
+  for (uint32_t i = 0; i < 4; ++i) r.MapOutput(i, DeadPort());  // four distinct endpoints
+  ReducerFrame t;
+  while ((t = r.Read()) == ReducerFrame::kFetchFailed) {
+  }
+  ASSERT_EQ(t, ReducerFrame::kError);
+  ErrorFrame err;
+  ASSERT_EQ(DecodeError(r.body_.data(), r.body_.size(), &err), WireStatus::kOk);
+  EXPECT_EQ(err.code, ErrorCode::kProtocol);
+  EXPECT_NE(err.message.find("more than 3 distinct"), std::string::npos) << err.message;
+}
+
+// A reducer naming many endpoints gets at most max_fetch_workers threads working for them,
+// and once their fetches are over the workers and the endpoints' state are gone.
+TEST_F(NetMergerE2eTest, FetchWorkersAreBoundedAndForgottenWhenIdle) {
+  tweak_ = [](NetMergerConfig* c) { c->max_fetch_workers = 2; };
+  StartMerger();
+  std::atomic<bool> sampling{true};
+  std::atomic<size_t> most{0};
+  std::thread sampler([&] {
+    while (sampling) {
+      most = std::max<size_t>(most, merger_->fetch_workers());
+      std::this_thread::yield();
+    }
+  });
+  FakeReducer r(socket_);
+  ASSERT_EQ(r.Register(12, 0).status, RegisterStatus::kOk);
+  std::vector<uint16_t> dead;
+  for (int i = 0; i < 12; ++i) dead.push_back(DeadPort());  // 12 endpoints, each refused
+  for (uint32_t i = 0; i < 12; ++i) r.MapOutput(i, dead[i]);
+  for (int i = 0; i < 12; ++i) ASSERT_EQ(r.Read(), ReducerFrame::kFetchFailed);
+  EXPECT_TRUE(WaitFor([&] { return merger_->fetch_workers() == 0 && merger_->fetch_nodes() == 0; }))
+      << merger_->fetch_workers() << " workers, " << merger_->fetch_nodes() << " nodes";
+  sampling = false;
+  sampler.join();
+  EXPECT_GE(most.load(), 1u);
+  EXPECT_LE(most.load(), 2u);
+  // The endpoints being forgotten changes nothing for later work.
+  auto data = RandomTextSegments(rng_, 3, 30, 500);
+  Bytes stream;
+  RunJob(data, false, &stream);
+  EXPECT_EQ(stream, ReferenceMerge(data, 1));
+}
+
+// Beyond max_unauthenticated connections waiting for their REGISTER, the oldest is closed to
+// make room; a reducer that registers at once is never the one.
+TEST_F(NetMergerE2eTest, BeyondTheUnauthenticatedCapTheOldestConnectionIsClosed) {
+  tweak_ = [](NetMergerConfig* c) { c->max_unauthenticated = 4; };
+  StartMerger();
+  std::vector<std::unique_ptr<FakeReducer>> idle;
+  for (int i = 0; i < 4; ++i) idle.push_back(std::make_unique<FakeReducer>(socket_));
+  FakeReducer quick(socket_);  // the fifth: the oldest idle one goes
+  EXPECT_EQ(quick.Register(1, 0).status, RegisterStatus::kOk);
+  uint8_t b;
+  EXPECT_EQ(idle[0]->conn_->RecvExact(&b, 1), ECONNRESET);
+  EXPECT_EQ(merger_->gate_stats().evicted, 1u);
+  EXPECT_EQ(merger_->gate_stats().pending, 3u);
+  EXPECT_EQ(merger_->live_sessions(), 1u);
 }

@@ -7,45 +7,10 @@
 #include <random>
 
 #include "child_process.h"
-#include "fake_reducer.h"
-#include "ifile_writer.h"
-#include "map_output_locator.h"
-#include "spill_index.h"
-#include "test_files.h"
+#include "daemon_job.h"
 
 using namespace hadoop_accel::jbs;
 using namespace jbs_test;
-
-namespace {
-
-std::string Hex(const std::string& s) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
-
-// file.out + index of map `index` with 2 partitions; kPartition holds recs.
-void WriteMap(const std::string& local_dir, uint32_t index, const std::vector<Rec>& recs,
-              bool zlib) {
-  std::string dir = local_dir + "/" + AttemptOutputDir(CurrentUserName(), kJob, Attempt(index));
-  std::filesystem::create_directories(dir);
-  Bytes data;
-  std::vector<IndexRecord> idx;
-  for (uint32_t p = 0; p < 2; ++p) {
-    std::vector<Rec> part = p == kPartition ? recs : std::vector<Rec>{};
-    Bytes disk = IFileSegment(part, zlib);
-    idx.push_back({data.size(), RawRecords(part).size(), disk.size()});
-    data.insert(data.end(), disk.begin(), disk.end());
-  }
-  ScratchDir::WriteAt(dir + "/file.out", data);
-  ScratchDir::WriteAt(dir + "/file.out.index", SpillIndex::Serialize(idx));
-}
-
-}  // namespace
 
 TEST(NetMergerWithSupplierTest, ReduceStreamThroughBothDaemons) {
   ScratchDir local, spill, sock_dir;
@@ -65,8 +30,7 @@ TEST(NetMergerWithSupplierTest, ReduceStreamThroughBothDaemons) {
                          false);
     ASSERT_EQ(Line(merger.out), "READY " + sock);
     for (Child* c : {&supplier, &merger}) {
-      std::fprintf(c->in, "ADD_JOB %s %s %s\n", kJob, CurrentUserName().c_str(),
-                   Hex(kSecret).c_str());
+      std::fprintf(c->in, "%s\n", AddJobLine().c_str());
       std::fflush(c->in);
       ASSERT_EQ(Line(c->out), "OK");
     }

@@ -29,7 +29,9 @@ constexpr uint64_t kWakeTag = UINT64_MAX;
 // Room for several whole request frames (each at most 12 + 512 bytes).
 constexpr size_t kInputCapacity = 16 * 1024;
 constexpr int kMaxIov = 64;
+constexpr int kAcceptBatch = 64;
 using Clock = std::chrono::steady_clock;
+constexpr std::chrono::milliseconds kAcceptBackoff{100};
 
 }  // namespace
 
@@ -66,6 +68,7 @@ struct EpollServer::EventLoop {
   int epoll_fd = -1;
   int wake_fd = -1;  // eventfd: completions ready, or Stop()
   bool accepting = true;
+  Clock::time_point resume_at;  // when not accepting: try again from then on
   std::thread thread;
   std::unordered_map<uint64_t, std::unique_ptr<Conn>> conns;
   std::deque<uint64_t> unauthenticated;  // in accept order; stale ids skipped lazily
@@ -177,6 +180,7 @@ EpollServer::Stats EpollServer::stats() const {
   s.open_connections = open_;
   s.unauthenticated_closed = unauth_closed_;
   s.idle_closed = idle_closed_;
+  s.fd_pauses = fd_pauses_;
   return s;
 }
 
@@ -202,6 +206,7 @@ void EpollServer::Run(EventLoop* l) {
       CloseStalled(l);
       next_sweep = Clock::now() + sweep_every;
     }
+    if (!l->accepting && Clock::now() >= l->resume_at) SetAccepting(l, true);
     for (int i = 0; i < n && !stopping_; ++i) {
       uint64_t tag = evs[i].data.u64;
       if (tag == kListenTag) {
@@ -232,25 +237,51 @@ void EpollServer::Run(EventLoop* l) {
 }
 
 void EpollServer::AcceptAll(EventLoop* l) {
-  for (;;) {
+  // A bounded batch per wake-up: under a connection flood the requests of connections already
+  // accepted are read in between, before newer connections can push them out.
+  for (int batch = 0; batch < kAcceptBatch; ++batch) {
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
-      if (errno == EMFILE || errno == ENFILE) SetAccepting(l, false);  // until one closes
+      if (errno != EAGAIN && errno != EWOULDBLOCK) {
+        // EMFILE, ENFILE, ENOBUFS, ...: a level-triggered listening socket would wake the loop
+        // endlessly. Stop accepting until a connection closes or the back-off has passed.
+        ++fd_pauses_;
+        SetAccepting(l, false);
+        l->resume_at = Clock::now() + kAcceptBackoff;
+      }
       return;  // EAGAIN: no more waiting (or another loop took it)
     }
     if (open_.load() >= config_.max_connections) {
       ::close(fd);
       continue;
     }
-    // Room for one more unauthenticated connection: the oldest one goes.
-    while (l->unauthenticated_open >= config_.max_unauthenticated && !l->unauthenticated.empty()) {
-      uint64_t oldest = l->unauthenticated.front();
-      l->unauthenticated.pop_front();
-      auto it = l->conns.find(oldest);
-      if (it == l->conns.end() || it->second->authenticated) continue;
-      ++unauth_closed_;
-      CloseConn(it->second.get());
+    // Room for one more unauthenticated connection: the oldest goes, unless its first request
+    // is under the MAC check right now (a NetMerger sends it at once; a flood's connections
+    // send nothing). With every one of them in that state, the new connection is refused.
+    if (l->unauthenticated_open >= config_.max_unauthenticated) {
+      bool made_room = false;
+      for (auto it = l->unauthenticated.begin(); it != l->unauthenticated.end();) {
+        auto c = l->conns.find(*it);
+        if (c == l->conns.end() || c->second->authenticated) {
+          it = l->unauthenticated.erase(it);
+          continue;
+        }
+        if (c->second->next_seq > 0 && c->second->next_send == 0) {
+          ++it;
+          continue;
+        }
+        l->unauthenticated.erase(it);
+        ++unauth_closed_;
+        CloseConn(c->second.get());
+        made_room = true;
+        break;
+      }
+      if (!made_room) {
+        ++unauth_closed_;
+        ::close(fd);
+        continue;
+      }
     }
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));

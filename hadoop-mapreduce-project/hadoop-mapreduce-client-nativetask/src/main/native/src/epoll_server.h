@@ -39,7 +39,9 @@ class EpollServer : public FetchServer {
     // Limits before authentication, so a flood cannot fill the connection table: a connection
     // counts as authenticated once one of its requests passed the MAC check. One that has not
     // within pre_auth_timeout is closed; beyond max_unauthenticated such connections the
-    // oldest is closed to make room (a real NetMerger sends its request at once).
+    // oldest is closed to make room (a real NetMerger sends its request at once, and one whose
+    // first request is being checked is skipped). At most 64 accepts per wake-up; out of
+    // descriptors, accepting pauses until a connection closes or for at least 100 ms.
     std::chrono::milliseconds pre_auth_timeout{10000};
     size_t max_unauthenticated = 256;
     // An authenticated connection with nothing pending is closed after this long idle (the
@@ -56,6 +58,7 @@ class EpollServer : public FetchServer {
     uint64_t unauthenticated_closed = 0;  // closed before authenticating (timeout or cap)
     uint64_t idle_closed = 0;             // authenticated, idle beyond idle_timeout
     uint64_t open_connections = 0;
+    uint64_t fd_pauses = 0;  // accepts paused at the descriptor limit
   };
 
   EpollServer(DataEngine* planner, BufferPool* pool, Config config,
@@ -101,7 +104,7 @@ class EpollServer : public FetchServer {
   std::atomic<uint64_t> next_conn_id_{1};
 
   std::atomic<uint64_t> accepted_{0}, rejected_{0}, served_{0}, busy_{0}, stalled_{0}, open_{0},
-      unauth_closed_{0}, idle_closed_{0};
+      unauth_closed_{0}, idle_closed_{0}, fd_pauses_{0};
 };
 
 }  // namespace hadoop_accel::jbs

@@ -37,42 +37,104 @@ const char* StatusName(ResponseStatus s) {
 }  // namespace
 
 FetchClient::FetchClient(Transport* transport, Config config)
-    : config_(config), pool_(transport, config.max_connections, config.connect_timeout_ms) {}
+    : config_(std::move(config)),
+      pool_(transport, config_.max_connections, config_.connect_timeout_ms) {}
 
 uint64_t FetchClient::retries() const {
   std::lock_guard<std::mutex> g(mu_);
   return retries_;
 }
 
-void FetchClient::Fetch(std::shared_ptr<const FetchTarget> target, uint64_t offset, Done done) {
-  std::unique_lock<std::mutex> lock(mu_);
-  if (stopping_) {
-    lock.unlock();
-    done(Failure("the NetMerger is stopping", false));
-    return;
-  }
-  std::unique_ptr<Node>& node = nodes_[EndpointKey(target->node)];
-  if (!node) {
-    node = std::make_unique<Node>();
-    node->endpoint = target->node;
-  }
-  Pending p;
-  p.target = std::move(target);
-  p.offset = offset;
-  p.done = std::move(done);
-  node->queue.push_back(std::move(p));
-  if (!node->running) {
-    // The previous worker has left its loop (it only releases its connection now): join it so
-    // a node never has two workers, nor two connections.
-    if (node->worker.joinable()) node->worker.join();
-    node->running = true;
-    node->worker = std::thread(&FetchClient::Work, this, node.get());
-  }
-  cv_.notify_all();
+size_t FetchClient::workers() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return running_;
 }
 
-void FetchClient::RetryLocked(Node* node, Pending p,
-                              std::vector<std::pair<Done, FetchOutcome>>* failed) {
+size_t FetchClient::nodes() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return nodes_.size();
+}
+
+void FetchClient::Fetch(std::shared_ptr<const FetchTarget> target, uint64_t offset, Done done) {
+  Failed failed;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) {
+      failed.push_back({std::move(done), Failure("the NetMerger is stopping", false)});
+    } else {
+      std::unique_ptr<Node>& node = nodes_[EndpointKey(target->node)];
+      if (!node) {
+        node = std::make_unique<Node>();
+        node->endpoint = target->node;
+      }
+      Pending p;
+      p.target = std::move(target);
+      p.offset = offset;
+      p.done = std::move(done);
+      node->queue.push_back(std::move(p));
+      if (!node->scheduled) {
+        node->scheduled = true;
+        waiting_.push_back(node.get());
+        SpawnLocked(&failed);
+      }
+    }
+  }
+  cv_.notify_all();
+  for (auto& [d, outcome] : failed) d(std::move(outcome));
+}
+
+void FetchClient::SpawnLocked(Failed* failed) {
+  // Workers that returned are joined here (they hold no lock once their id is listed).
+  for (std::thread::id id : exited_) {
+    for (auto it = threads_.begin(); it != threads_.end(); ++it) {
+      if (it->get_id() == id) {
+        it->join();
+        threads_.erase(it);
+        break;
+      }
+    }
+  }
+  exited_.clear();
+  if (running_ >= std::max<size_t>(1, config_.max_workers)) return;  // a worker will come by
+  std::thread t;
+  std::string why;
+  if (TryStartThread(
+          config_.launch_thread, [this] { WorkerMain(); }, &t, &why)) {
+    ++running_;
+    threads_.push_back(std::move(t));
+    return;
+  }
+  std::fprintf(stderr, "jbs_net_merger: fetch worker: %s\n", why.c_str());
+  if (running_ > 0) return;  // the running workers get to the waiting nodes in turn
+  for (Node* node : waiting_) {
+    for (Pending& p : node->queue)
+      failed->push_back({std::move(p.done), Failure("NetMerger: " + why, false)});
+    node->queue.clear();
+    node->scheduled = false;
+    nodes_.erase(EndpointKey(node->endpoint));
+  }
+  waiting_.clear();
+}
+
+void FetchClient::WorkerMain() {
+  for (;;) {
+    Node* node = nullptr;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      if (stopping_ || waiting_.empty()) {
+        --running_;
+        exited_.push_back(std::this_thread::get_id());
+        cv_.notify_all();  // Stop waits for running_ == 0
+        return;
+      }
+      node = waiting_.front();
+      waiting_.pop_front();
+    }
+    Serve(node);
+  }
+}
+
+void FetchClient::RetryLocked(Node* node, Pending p, Failed* failed) {
   if (++p.tries > config_.retries || stopping_) {
     std::string why = p.last_error + " (after " + std::to_string(p.tries) + " tries)";
     failed->push_back({std::move(p.done), Failure(why, p.connect_failed)});
@@ -87,24 +149,46 @@ void FetchClient::RetryLocked(Node* node, Pending p,
   node->queue.push_front(std::move(p));
 }
 
-void FetchClient::Work(Node* node) {
+void FetchClient::Serve(Node* node) {
+  const Endpoint endpoint = node->endpoint;  // node may be forgotten before this returns
   std::unique_ptr<Connection> conn;
   bool reused = false;  // conn came idle from the pool and has not carried a batch yet
   std::vector<uint8_t> buf;
+  // Queues node behind the waiting ones, after giving its connection back to the pool.
+  auto requeue = [&](bool reusable) {
+    if (conn) pool_.Release(endpoint, std::move(conn), reusable);
+    std::lock_guard<std::mutex> g(mu_);
+    waiting_.push_back(node);
+    cv_.notify_all();
+  };
   for (;;) {
     std::vector<Pending> batch;
-    std::vector<std::pair<Done, FetchOutcome>> finished;
+    Failed finished;
     {
       std::unique_lock<std::mutex> lock(mu_);
+      bool yield = false;
       for (;;) {
         if (stopping_ || node->queue.empty()) break;
         Clock::time_point when = node->queue.front().not_before;
         if (when <= Clock::now()) break;
-        cv_.wait_until(lock, when);  // backoff; Stop wakes it
+        // In backoff: let a waiting node that has work due now have this worker.
+        if (!waiting_.empty() && !waiting_.front()->queue.empty() &&
+            waiting_.front()->queue.front().not_before <= Clock::now()) {
+          yield = true;
+          break;
+        }
+        cv_.wait_until(lock, when);  // backoff; Stop and new work wake it
+      }
+      if (yield && !stopping_) {
+        node->active = nullptr;
+        lock.unlock();
+        requeue(true);
+        return;
       }
       if (stopping_ || node->queue.empty()) {
-        node->running = false;
+        node->scheduled = false;
         node->active = nullptr;
+        if (!stopping_) nodes_.erase(EndpointKey(endpoint));  // forgotten until new work
         break;
       }
       while (!node->queue.empty() && batch.size() < config_.pipeline_depth &&
@@ -114,7 +198,7 @@ void FetchClient::Work(Node* node) {
       }
     }
     if (!conn) {
-      int e = pool_.Acquire(node->endpoint, &conn, &reused);
+      int e = pool_.Acquire(endpoint, &conn, &reused);
       if (e != 0) {
         std::lock_guard<std::mutex> g(mu_);
         for (auto it = batch.rbegin(); it != batch.rend(); ++it) {
@@ -220,7 +304,7 @@ void FetchClient::Work(Node* node) {
     }
     // A broken connection is dropped (a retry reconnects); an idle worker hands its
     // connection back to the pool so an LRU eviction can take it.
-    bool release;
+    bool release, rotate;
     {
       std::lock_guard<std::mutex> g(mu_);
       for (auto it = retry.rbegin(); it != retry.rend(); ++it) {
@@ -232,39 +316,45 @@ void FetchClient::Work(Node* node) {
           RetryLocked(node, std::move(*it), &finished);
       }
       reused = false;
-      release = conn && (broken || node->queue.empty());
+      // Other nodes wait for a worker: this one goes behind them (round-robin injection).
+      rotate = !stopping_ && !node->queue.empty() && !waiting_.empty();
+      release = conn && (broken || node->queue.empty() || rotate);
       if (release) node->active = nullptr;
     }
-    if (release) pool_.Release(node->endpoint, std::move(conn), !broken);
+    if (rotate) {
+      requeue(!broken);
+      for (auto& [done, outcome] : finished) done(std::move(outcome));
+      return;
+    }
+    if (release) pool_.Release(endpoint, std::move(conn), !broken);
     for (auto& [done, outcome] : finished) done(std::move(outcome));
   }
-  if (conn) pool_.Release(node->endpoint, std::move(conn), true);
+  if (conn) pool_.Release(endpoint, std::move(conn), true);
 }
 
 void FetchClient::Stop() {
-  std::vector<std::thread> workers;
   std::vector<Done> failed;
   {
-    std::lock_guard<std::mutex> g(mu_);
-    if (stopping_ && nodes_.empty()) return;
+    std::unique_lock<std::mutex> lock(mu_);
+    if (stopping_ && nodes_.empty() && threads_.empty()) return;
     stopping_ = true;
     for (auto& [key, node] : nodes_)
       if (node->active) node->active->Close();
+    cv_.notify_all();
+    lock.unlock();
+    pool_.Shutdown();
+    lock.lock();
+    cv_.wait(lock, [this] { return running_ == 0; });  // each closes its own work first
   }
-  cv_.notify_all();
-  pool_.Shutdown();
+  for (auto& t : threads_) t.join();  // all have returned; nobody adds threads once stopping
+  threads_.clear();
   {
     std::lock_guard<std::mutex> g(mu_);
-    for (auto& [key, node] : nodes_) {
-      if (node->worker.joinable()) workers.push_back(std::move(node->worker));
-    }
-  }
-  for (auto& t : workers) t.join();
-  {
-    std::lock_guard<std::mutex> g(mu_);
+    exited_.clear();
     for (auto& [key, node] : nodes_)
       for (Pending& p : node->queue) failed.push_back(std::move(p.done));
     nodes_.clear();
+    waiting_.clear();
   }
   for (Done& d : failed) d(Failure("the NetMerger is stopping", false));
 }

@@ -29,8 +29,52 @@ void MergerSession::Inbox::Post(Event e) {
   cv.notify_all();
 }
 
-MergerSession::MergerSession(std::unique_ptr<Connection> conn, SessionContext* ctx)
-    : conn_(std::move(conn)), ctx_(ctx), id_(++ctx->session_ids) {}
+RegisterStatus AdmitRegister(const std::vector<uint8_t>& body, const uint8_t* nonce,
+                             SessionContext* ctx, Admission* admitted, std::string* message) {
+  Register r;
+  WireStatus s = DecodeRegister(body.data(), body.size(), &r);
+  if (s != WireStatus::kOk) {
+    *message = std::string("malformed REGISTER: ") + WireStatusName(s);
+    return RegisterStatus::kBadRequest;
+  }
+  if (ComparatorFor(r.key_type) == nullptr) {
+    *message = "unsupported key type " + std::to_string(r.key_type);
+    return RegisterStatus::kUnsupported;
+  }
+  if (r.codec > static_cast<uint8_t>(Codec::kZlib)) {
+    *message = "unsupported codec " + std::to_string(r.codec);
+    return RegisterStatus::kUnsupported;
+  }
+  if (r.num_maps > ctx->limits.max_maps) {
+    *message = "too many maps: " + std::to_string(r.num_maps);
+    return RegisterStatus::kBadRequest;
+  }
+  // An unknown job gets the same answer as a bad MAC: registration reveals no job's presence.
+  std::optional<JobInfo> job = ctx->jobs->Find(r.job);
+  if (!job || !MacEquals(RegisterMac(job->secret, r.job, r.partition, nonce), r.auth)) {
+    *message = "unknown job or bad REGISTER MAC for " + r.job;
+    return RegisterStatus::kUnauthorized;
+  }
+  if (++ctx->registered > ctx->limits.max_sessions) {
+    --ctx->registered;
+    *message = "too many reducers on this NetMerger";
+    return RegisterStatus::kBusy;
+  }
+  std::memcpy(admitted->nonce, nonce, kNonceLength);
+  admitted->reg = std::move(r);
+  admitted->secret = job->secret;
+  return RegisterStatus::kOk;
+}
+
+MergerSession::MergerSession(std::unique_ptr<Connection> conn, SessionContext* ctx,
+                             Admission admitted)
+    : conn_(std::move(conn)),
+      ctx_(ctx),
+      id_(++ctx->session_ids),
+      reg_(std::move(admitted.reg)),
+      secret_(std::move(admitted.secret)) {
+  std::memcpy(nonce_, admitted.nonce, kNonceLength);
+}
 
 MergerSession::~MergerSession() {
   conn_->Close();
@@ -38,11 +82,9 @@ MergerSession::~MergerSession() {
 }
 
 void MergerSession::Log(const std::string& what) const {
-  std::fprintf(
-      stderr, "jbs_net_merger: session %llu%s%s: %s\n", static_cast<unsigned long long>(id_),
-      registered_ ? " " : "",
-      registered_ ? (reg_.job + " partition " + std::to_string(reg_.partition)).c_str() : "",
-      what.c_str());
+  std::fprintf(stderr, "jbs_net_merger: session %llu %s partition %u: %s\n",
+               static_cast<unsigned long long>(id_), reg_.job.c_str(), reg_.partition,
+               what.c_str());
 }
 
 void MergerSession::Abort() {
@@ -85,15 +127,7 @@ void MergerSession::ReadLoop() {
 MergerSession::Event MergerSession::Wait() {
   std::unique_lock<std::mutex> lock(inbox_->mu);
   auto ready = [this] { return !inbox_->events.empty() || inbox_->aborted; };
-  if (registered_) {
-    inbox_->cv.wait(lock, ready);
-  } else if (!inbox_->cv.wait_until(lock, register_deadline_, ready)) {
-    // A connection that does not register in time gives its thread back.
-    Event e;
-    e.kind = Event::kReaderDone;
-    e.message = "no REGISTER within " + std::to_string(ctx_->limits.register_timeout_ms) + " ms";
-    return e;
-  }
+  inbox_->cv.wait(lock, ready);
   if (inbox_->aborted) {
     Event e;
     e.kind = Event::kReaderDone;
@@ -118,20 +152,30 @@ void MergerSession::SendError(ErrorCode code, const std::string& message) {
   if (EncodeError({code, Clip(message)}, &f) == WireStatus::kOk) Send(f);
 }
 
-void MergerSession::Run() {
-  Hello hello;
+void MergerSession::Refuse(const std::string& why) {
+  Log("refused: " + why);
   std::vector<uint8_t> f;
-  if (!FillNonce(nonce_)) {
-    Log("no random nonce: closing");
+  EncodeRegistered({RegisterStatus::kBusy, Clip("NetMerger busy: " + why), ""}, &f);
+  Send(f);
+  conn_->Close();
+  --ctx_->registered;
+}
+
+void MergerSession::Run() {
+  // The reader first: without it the session cannot run, and the reducer hears busy instead.
+  std::string why;
+  if (!TryStartThread(
+          ctx_->launch_thread, [this] { ReadLoop(); }, &reader_, &why)) {
+    Refuse(why);
     return;
   }
-  std::memcpy(hello.nonce, nonce_, kNonceLength);
-  EncodeHello(hello, &f);
-  if (!Send(f)) return;
-  register_deadline_ = std::chrono::steady_clock::now() +
-                       std::chrono::milliseconds(ctx_->limits.register_timeout_ms);
-  reader_ = std::thread(&MergerSession::ReadLoop, this);
-  for (bool go = true; go;) {
+  std::vector<uint8_t> f;
+  EncodeRegistered({RegisterStatus::kOk, "registered, " + std::to_string(reg_.num_maps) + " maps",
+                    RegisteredMac(secret_, reg_.job, reg_.partition, nonce_, reg_.client_nonce)},
+                   &f);
+  Log("REGISTER -> 0 registered, " + std::to_string(reg_.num_maps) + " maps");
+  bool go = Send(f);
+  while (go) {
     Event e = Wait();
     switch (e.kind) {
       case Event::kReaderDone:
@@ -147,10 +191,8 @@ void MergerSession::Run() {
         go = OnFirstChunk(e);
         break;
       case Event::kFrame:
-        if (e.type == ReducerFrame::kRegister)
-          go = OnRegister(e.body);
-        else if (!registered_) {
-          SendError(ErrorCode::kProtocol, "the first frame must be REGISTER");
+        if (e.type == ReducerFrame::kRegister) {
+          SendError(ErrorCode::kProtocol, "REGISTER twice");
           go = false;
         } else if (e.type == ReducerFrame::kMapOutput)
           go = OnMapOutput(e.body);
@@ -166,7 +208,7 @@ void MergerSession::Run() {
   if (reader_.joinable()) reader_.join();
   runs_.clear();  // removes the spill files
   CountInputs(-inputs_);
-  if (registered_) --ctx_->registered;
+  --ctx_->registered;
 }
 
 void MergerSession::CountInputs(int64_t delta) {
@@ -177,45 +219,6 @@ void MergerSession::CountInputs(int64_t delta) {
 void MergerSession::CancelAll() {
   for (auto& [index, slot] : maps_)
     if (slot.segment) slot.segment->Cancel();
-}
-
-bool MergerSession::OnRegister(const std::vector<uint8_t>& body) {
-  auto answer = [this](RegisterStatus status, const std::string& message, std::string proof = "") {
-    std::vector<uint8_t> f;
-    EncodeRegistered({status, Clip(message), std::move(proof)}, &f);
-    Log("REGISTER -> " + std::to_string(static_cast<int>(status)) + " " + message);
-    return Send(f) && status == RegisterStatus::kOk;
-  };
-  if (registered_) {
-    SendError(ErrorCode::kProtocol, "REGISTER twice");
-    return false;
-  }
-  Register r;
-  WireStatus s = DecodeRegister(body.data(), body.size(), &r);
-  if (s != WireStatus::kOk)
-    return answer(RegisterStatus::kBadRequest,
-                  std::string("malformed REGISTER: ") + WireStatusName(s));
-  if (ComparatorFor(r.key_type) == nullptr)
-    return answer(RegisterStatus::kUnsupported,
-                  "unsupported key type " + std::to_string(r.key_type));
-  if (r.codec > static_cast<uint8_t>(Codec::kZlib))
-    return answer(RegisterStatus::kUnsupported, "unsupported codec " + std::to_string(r.codec));
-  if (r.num_maps > ctx_->limits.max_maps)
-    return answer(RegisterStatus::kBadRequest, "too many maps: " + std::to_string(r.num_maps));
-  // An unknown job gets the same answer as a bad MAC: registration reveals no job's presence.
-  std::optional<JobInfo> job = ctx_->jobs->Find(r.job);
-  if (!job || !MacEquals(RegisterMac(job->secret, r.job, r.partition, nonce_), r.auth))
-    return answer(RegisterStatus::kUnauthorized, "unknown job or bad REGISTER MAC for " + r.job);
-  if (++ctx_->registered > ctx_->limits.max_sessions) {
-    --ctx_->registered;
-    return answer(RegisterStatus::kBusy, "too many reducers on this NetMerger");
-  }
-  reg_ = std::move(r);
-  secret_ = job->secret;
-  registered_ = true;
-  // The reduce trusts this daemon only once it proves the job secret over both nonces.
-  return answer(RegisterStatus::kOk, "registered, " + std::to_string(reg_.num_maps) + " maps",
-                RegisteredMac(secret_, reg_.job, reg_.partition, nonce_, reg_.client_nonce));
 }
 
 bool MergerSession::OnMapOutput(const std::vector<uint8_t>& body) {
@@ -229,6 +232,16 @@ bool MergerSession::OnMapOutput(const std::vector<uint8_t>& body) {
     SendError(ErrorCode::kProtocol, "MAP_OUTPUT " + std::to_string(m.map_index) + " " + m.attempt +
                                         " is not a map of this job");
     return false;
+  }
+  std::string endpoint = EndpointKey({m.host, m.port});
+  if (endpoints_.count(endpoint) == 0) {
+    if (endpoints_.size() >= ctx_->limits.max_endpoints) {
+      SendError(ErrorCode::kProtocol, "MAP_OUTPUT names more than " +
+                                          std::to_string(ctx_->limits.max_endpoints) +
+                                          " distinct MOFSupplier endpoints");
+      return false;
+    }
+    endpoints_.insert(std::move(endpoint));
   }
   auto it = maps_.find(m.map_index);
   if (it != maps_.end()) {

@@ -1,6 +1,8 @@
-// One reduce task's session with the NetMerger (DESIGN.md §3): HELLO with a fresh nonce,
-// REGISTER checked against the job's secret, MAP_OUTPUT -> fetch of the map's first chunk ->
-// MAP_FETCHED / FETCH_FAILED, MERGE -> the levitated merge streamed back in DATA frames ->
+// One reduce task's session with the NetMerger (DESIGN.md §3), once it has registered: HELLO
+// with a fresh nonce and the REGISTER check against the job's secret happen before, on the
+// server's gate thread (AdmitRegister), so an unauthenticated connection has no thread of its
+// own. The session answers REGISTERED with its proof, then MAP_OUTPUT -> fetch of the map's first
+// chunk -> MAP_FETCHED / FETCH_FAILED, MERGE -> the levitated merge streamed back in DATA frames ->
 // END. Beyond the memory budget, groups of fetched segments are merged into spill runs while
 // the shuffle goes on (seed 001 §III-C hierarchical merge). Any ERROR ends the session.
 //
@@ -17,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,6 +29,7 @@
 #include "reducer_protocol.h"
 #include "remote_segment.h"
 #include "run_file.h"
+#include "thread_launcher.h"
 #include "transport.h"
 
 namespace hadoop_accel::jbs {
@@ -36,7 +40,9 @@ struct MergerLimits {
   std::vector<std::string> spill_dirs;   // run files, round-robin
   uint32_t max_maps = 1u << 20;          // REGISTER num_maps above this is a bad request
   size_t max_sessions = 1024;            // registered sessions; more are answered busy (3)
-  int register_timeout_ms = 60000;       // HELLO .. REGISTER, else the connection is closed
+  // Distinct MOFSupplier host:port a session may name in its MAP_OUTPUTs (far above any
+  // cluster a job runs on); beyond it the session ends with ERROR 1.
+  size_t max_endpoints = 16384;
 };
 
 // What every session shares: jobs, the fetch client, the spill-dir cursor, a logger.
@@ -51,15 +57,32 @@ struct SessionContext {
   // each costing two chunk buffers in its final merge: what --memory-bytes bounds.
   std::atomic<int64_t> inputs{0};
   std::atomic<size_t> registered{0};  // sessions past a successful REGISTER, still running
+  ThreadLauncher launch_thread;       // empty: std::thread
 };
+
+// A REGISTER that passed every check: what its session starts from.
+struct Admission {
+  uint8_t nonce[kNonceLength] = {};  // the HELLO nonce the REGISTER MAC covers
+  Register reg;
+  std::string secret;
+};
+
+// Checks a REGISTER body sent in answer to HELLO nonce: well-formed, supported key type and
+// codec, num_maps within bounds, job known and MAC right (an unknown job and a bad MAC get the
+// same answer), and a free session place (counted in ctx->registered on success: the session
+// gives it back when it ends, or Refuse does). kOk fills *admitted; else *message says why.
+RegisterStatus AdmitRegister(const std::vector<uint8_t>& body, const uint8_t* nonce,
+                             SessionContext* ctx, Admission* admitted, std::string* message);
 
 class MergerSession {
  public:
-  MergerSession(std::unique_ptr<Connection> conn, SessionContext* ctx);
+  MergerSession(std::unique_ptr<Connection> conn, SessionContext* ctx, Admission admitted);
   ~MergerSession();
 
   // The whole session, on the caller's thread; returns when it is over.
   void Run();
+  // Instead of Run, when no thread could be had for it: REGISTERED busy, place given back.
+  void Refuse(const std::string& why);
   // From another thread: ends the session soon (the daemon stops).
   void Abort();
 
@@ -100,7 +123,6 @@ class MergerSession {
   bool Send(const std::vector<uint8_t>& frame);
   void SendError(ErrorCode code, const std::string& message);
   // Handlers return false when the session is over.
-  bool OnRegister(const std::vector<uint8_t>& body);
   bool OnMapOutput(const std::vector<uint8_t>& body);
   bool OnFirstChunk(const Event& e);
   bool OnMerge();
@@ -114,7 +136,6 @@ class MergerSession {
   SessionContext* ctx_;
   const uint64_t id_;
   uint8_t nonce_[kNonceLength] = {};
-  std::chrono::steady_clock::time_point register_deadline_;
 
   std::shared_ptr<Inbox> inbox_ = std::make_shared<Inbox>();
   std::shared_ptr<std::atomic<uint64_t>> fetched_bytes_ =
@@ -122,9 +143,9 @@ class MergerSession {
   std::thread reader_;
 
   // Session thread only.
-  bool registered_ = false;
   Register reg_;
   std::string secret_;
+  std::set<std::string> endpoints_;  // host:port named in MAP_OUTPUTs
   std::map<uint32_t, MapSlot> maps_;
   uint64_t generations_ = 0;
   std::deque<uint32_t> queued_;  // map indexes waiting for a first-fetch slot

@@ -8,6 +8,7 @@
 //
 // Prints "READY <socket path>" once listening, then serves the control channel on
 // stdin/stdout until stdin closes, and exits (sessions ended, socket and spill runs removed).
+// At start it removes the spill runs a killed NetMerger left in its spill dirs (spill_sweep.h).
 // A bad argument: a message naming the option on stderr, exit 2.
 #include <signal.h>
 #include <sys/stat.h>
@@ -22,6 +23,7 @@
 #include "control_channel.h"
 #include "jbs_key_table.h"
 #include "net_merger_server.h"
+#include "spill_sweep.h"
 #include "transport.h"
 
 using namespace hadoop_accel::jbs;
@@ -130,6 +132,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "jbs_net_merger: %s\n", why.c_str());
     return 1;
   }
+  // Runs a killed daemon left behind; the dirs stay locked (shared) while this one runs.
+  SpillDirLocks spill_locks;
+  SpillDirLocks::Swept swept = spill_locks.LockAndSweep(config.spill_dirs);
+  std::string not_swept;
+  for (const std::string& n : swept.not_swept) not_swept += "; not swept: " + n;
+  std::fprintf(stderr, "jbs_net_merger: swept %llu stale spill runs (%llu bytes)%s\n",
+               static_cast<unsigned long long>(swept.files),
+               static_cast<unsigned long long>(swept.bytes), not_swept.c_str());
   if (int e = server.Start()) {
     std::fprintf(stderr, "jbs_net_merger: cannot listen on %s: %s\n", config.socket_path.c_str(),
                  std::strerror(e));

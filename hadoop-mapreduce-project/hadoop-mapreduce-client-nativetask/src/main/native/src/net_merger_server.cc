@@ -1,5 +1,10 @@
 #include "net_merger_server.h"
 
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -14,7 +19,16 @@ FetchClient::Config FetchConfig(const NetMergerConfig& c) {
   f.retries = c.fetch_retries;
   f.backoff_ms = c.retry_backoff_ms;
   f.max_chunk = static_cast<uint32_t>(c.buffer_bytes);
+  f.max_workers = std::max<size_t>(1, std::min(c.max_fetch_workers, c.max_connections));
+  f.launch_thread = c.launch_thread;
   return f;
+}
+
+RegisterGate::Config GateConfig(const NetMergerConfig& c) {
+  RegisterGate::Config g;
+  g.max_pending = c.max_unauthenticated;
+  g.timeout_ms = c.register_timeout_ms;
+  return g;
 }
 
 }  // namespace
@@ -24,12 +38,19 @@ NetMergerServer::NetMergerServer(NetMergerConfig config, const JobRegistry* jobs
     : config_(std::move(config)),
       // Only ctx_.inputs' address is taken here; ctx_ is built before anything reads it.
       read_ahead_(config_.memory_bytes, config_.buffer_bytes, &ctx_.inputs),
-      fetch_(transport, FetchConfig(config_)) {
+      fetch_(transport, FetchConfig(config_)),
+      gate_(
+          GateConfig(config_),
+          [this](int fd, const uint8_t* nonce, const std::vector<uint8_t>& body) {
+            OnRegister(fd, nonce, body);
+          },
+          [this] { Reap(); }) {
   ctx_.limits.buffer_bytes = config_.buffer_bytes;
   ctx_.limits.memory_bytes = config_.memory_bytes;
   ctx_.limits.spill_dirs = config_.spill_dirs;
   ctx_.limits.max_sessions = config_.max_sessions;
-  ctx_.limits.register_timeout_ms = config_.register_timeout_ms;
+  ctx_.limits.max_endpoints = config_.max_endpoints_per_session;
+  ctx_.launch_thread = config_.launch_thread;
   ctx_.jobs = jobs;
   ctx_.fetch = &fetch_;
   ctx_.read_ahead = &read_ahead_;
@@ -38,8 +59,8 @@ NetMergerServer::NetMergerServer(NetMergerConfig config, const JobRegistry* jobs
 int NetMergerServer::Start() {
   int e = listener_.Listen(config_.socket_path, config_.socket_shared ? 0666 : 0600);
   if (e != 0) return e;
+  if ((e = gate_.Start(listener_.fd(), config_.launch_thread)) != 0) return e;
   started_ = true;
-  acceptor_ = std::thread(&NetMergerServer::AcceptLoop, this);
   return 0;
 }
 
@@ -61,34 +82,53 @@ void NetMergerServer::ReapLocked(std::vector<std::thread>* finished) {
   }
 }
 
-void NetMergerServer::AcceptLoop() {
-  for (;;) {
-    std::unique_ptr<Connection> conn;
-    int e = listener_.Accept(&conn);
-    if (e == ESHUTDOWN) return;
-    if (e != 0) {
-      std::fprintf(stderr, "jbs_net_merger: accept: %s\n", std::strerror(e));
-      if (e == EMFILE || e == ENFILE || e == ENOMEM || e == ENOBUFS) {
-        continue;  // a session ending frees descriptors; poll() blocks until then
-      }
-      return;
-    }
-    std::vector<std::thread> finished;
-    {
-      std::lock_guard<std::mutex> g(mu_);
-      ReapLocked(&finished);
-      if (stopped_) return;
-      sessions_.emplace_back();
-      Slot* slot = &sessions_.back();
-      slot->session = std::make_unique<MergerSession>(std::move(conn), &ctx_);
-      slot->thread = std::thread([this, slot] {
-        slot->session->Run();
-        std::lock_guard<std::mutex> g2(mu_);
-        slot->done = true;
-      });
-    }
-    for (auto& t : finished) t.join();
+void NetMergerServer::Reap() {
+  std::vector<std::thread> finished;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    ReapLocked(&finished);
   }
+  for (auto& t : finished) t.join();
+}
+
+// On the gate thread, with a complete REGISTER frame: refusals are answered here (no thread
+// is ever started for them); an admitted reducer gets its session thread.
+void NetMergerServer::OnRegister(int fd, const uint8_t* nonce, const std::vector<uint8_t>& body) {
+  Admission admitted;
+  std::string why;
+  RegisterStatus status = AdmitRegister(body, nonce, &ctx_, &admitted, &why);
+  if (status != RegisterStatus::kOk) {
+    refusal_log_.Log("REGISTER -> " + std::to_string(static_cast<int>(status)) + " " + why);
+    std::vector<uint8_t> f;
+    EncodeRegistered({status, why, ""}, &f);
+    ::send(fd, f.data(), f.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    ::close(fd);
+    return;
+  }
+  int flags = ::fcntl(fd, F_GETFL);
+  ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  // sessions use blocking I/O on their threads
+  std::vector<std::thread> finished;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    ReapLocked(&finished);
+    sessions_.emplace_back();
+    Slot* slot = &sessions_.back();
+    slot->session =
+        std::make_unique<MergerSession>(WrapStreamSocket(fd), &ctx_, std::move(admitted));
+    if (stopped_ || !TryStartThread(
+                        config_.launch_thread,
+                        [this, slot] {
+                          slot->session->Run();
+                          std::lock_guard<std::mutex> g2(mu_);
+                          slot->done = true;
+                        },
+                        &slot->thread, &why)) {
+      // Out of threads: this reducer hears busy (and runs stock shuffle); the daemon lives.
+      slot->session->Refuse(stopped_ ? "stopping" : why);
+      sessions_.pop_back();
+    }
+  }
+  for (auto& t : finished) t.join();
 }
 
 void NetMergerServer::Stop() {
@@ -97,8 +137,8 @@ void NetMergerServer::Stop() {
     if (stopped_) return;
     stopped_ = true;
   }
+  gate_.Stop();
   listener_.Close();
-  if (acceptor_.joinable()) acceptor_.join();
   {
     std::lock_guard<std::mutex> g(mu_);
     for (Slot& s : sessions_) s.session->Abort();

@@ -1,6 +1,8 @@
 // The NetMerger daemon's server (seed 001 §III-C, DESIGN.md §3): a Unix socket every reduce
-// task on this node connects to, one thread per reducer session, and one FetchClient (with
-// its connection pool and per-node workers) shared by all sessions.
+// task on this node connects to, a gate thread holding connections until they REGISTER
+// (RegisterGate: no thread per unauthenticated connection), a session thread (and its
+// reader) per registered reducer, and one FetchClient (with its connection pool and a bounded
+// set of fetch workers) shared by all sessions.
 #ifndef HADOOP_ACCEL_JBS_NET_MERGER_SERVER_H
 #define HADOOP_ACCEL_JBS_NET_MERGER_SERVER_H
 
@@ -15,6 +17,8 @@
 #include "jbs_key_table.h"
 #include "job_registry.h"
 #include "merger_session.h"
+#include "register_gate.h"
+#include "thread_launcher.h"
 #include "transport.h"
 #include "unix_socket.h"
 
@@ -35,8 +39,13 @@ struct NetMergerConfig {
   int read_timeout_ms = static_cast<int>(keys::kJbsReadTimeoutMs.default_value);
   int fetch_retries = static_cast<int>(keys::kJbsFetchRetries.default_value);
   int retry_backoff_ms = static_cast<int>(keys::kJbsFetchRetryBackoffMs.default_value);
-  size_t max_sessions = 1024;       // registered reducers at once (not a command-line option)
-  int register_timeout_ms = 60000;  // a connection must REGISTER within this (nor this)
+  // Documented constants, not keys (README "Limits before authentication"):
+  size_t max_sessions = 1024;                // registered reducers at once
+  size_t max_unauthenticated = 256;          // connections waiting for their REGISTER (gate)
+  int register_timeout_ms = 10000;           // HELLO .. complete REGISTER, else closed
+  size_t max_fetch_workers = 64;             // fetch threads (also at most max_connections)
+  size_t max_endpoints_per_session = 16384;  // distinct host:port in one session's MAP_OUTPUTs
+  ThreadLauncher launch_thread;              // empty: std::thread (tests inject failures)
 };
 
 class NetMergerServer {
@@ -52,6 +61,9 @@ class NetMergerServer {
   void Stop();
 
   size_t live_sessions();
+  RegisterGate::Stats gate_stats() const { return gate_.stats(); }
+  size_t fetch_workers() const { return fetch_.workers(); }
+  size_t fetch_nodes() const { return fetch_.nodes(); }
   ConnectionPool::Stats pool_stats() const { return fetch_.pool_stats(); }
   // Bytes of fetched chunks held (or asked for) and not yet merged, all sessions.
   int64_t read_ahead_held_bytes() const { return read_ahead_.held(); }
@@ -62,7 +74,8 @@ class NetMergerServer {
     std::thread thread;
     bool done = false;
   };
-  void AcceptLoop();
+  void OnRegister(int fd, const uint8_t* nonce, const std::vector<uint8_t>& body);
+  void Reap();
   void ReapLocked(std::vector<std::thread>* finished);
 
   NetMergerConfig config_;
@@ -70,7 +83,8 @@ class NetMergerServer {
   FetchClient fetch_;
   SessionContext ctx_;
   UnixListener listener_;
-  std::thread acceptor_;
+  RegisterGate gate_;
+  RateLimitedLog refusal_log_{stderr, "jbs_net_merger: "};
   std::mutex mu_;
   std::list<Slot> sessions_;
   bool started_ = false;

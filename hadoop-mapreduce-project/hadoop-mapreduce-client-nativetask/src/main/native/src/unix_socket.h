@@ -31,6 +31,8 @@ class UnixListener {
   int Accept(std::unique_ptr<Connection>* out);
   // Wakes Accept for good and removes the socket file. Idempotent.
   void Close();
+  // The listening socket (non-blocking), for callers with an event loop of their own.
+  int fd() const { return fd_; }
 
  private:
   std::string path_;
