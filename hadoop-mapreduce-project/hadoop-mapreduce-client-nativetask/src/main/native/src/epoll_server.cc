@@ -177,6 +177,8 @@ EpollServer::Stats EpollServer::stats() const {
   s.open_connections = open_;
   s.unauthenticated_closed = unauth_closed_;
   s.idle_closed = idle_closed_;
+  s.served_bytes = served_bytes_;
+  s.refused_at_cap = refused_at_cap_;
   return s;
 }
 
@@ -240,6 +242,7 @@ void EpollServer::AcceptAll(EventLoop* l) {
       return;  // EAGAIN: no more waiting (or another loop took it)
     }
     if (open_.load() >= config_.max_connections) {
+      ++refused_at_cap_;
       ::close(fd);
       continue;
     }
@@ -425,6 +428,7 @@ bool EpollServer::Send(Conn* c) {
       }
       done -= left;
       if (o.buffer) engine_.ReleaseBuffer(*o.buffer);
+      served_bytes_ += o.chunk_length;
       c->out.pop_front();
       --c->unanswered;
       ++served_;

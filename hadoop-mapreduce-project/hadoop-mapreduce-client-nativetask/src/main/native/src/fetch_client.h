@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "connection_pool.h"
+#include "jbs_stats.h"
 #include "wire_format.h"
 
 namespace hadoop_accel::jbs {
@@ -68,6 +69,7 @@ class FetchClient {
 
   ConnectionPool::Stats pool_stats() const { return pool_.stats(); }
   uint64_t retries() const;
+  const FetchStats& stats() const { return stats_; }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -99,6 +101,7 @@ class FetchClient {
   std::map<std::string, std::unique_ptr<Node>> nodes_;
   bool stopping_ = false;
   uint64_t retries_ = 0;
+  FetchStats stats_;
 };
 
 }  // namespace hadoop_accel::jbs

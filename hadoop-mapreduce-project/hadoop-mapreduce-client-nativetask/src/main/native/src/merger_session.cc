@@ -204,8 +204,10 @@ bool MergerSession::OnRegister(const std::vector<uint8_t>& body) {
     return answer(RegisterStatus::kBadRequest, "too many maps: " + std::to_string(r.num_maps));
   // An unknown job gets the same answer as a bad MAC: registration reveals no job's presence.
   std::optional<JobInfo> job = ctx_->jobs->Find(r.job);
-  if (!job || !MacEquals(RegisterMac(job->secret, r.job, r.partition, nonce_), r.auth))
+  if (!job || !MacEquals(RegisterMac(job->secret, r.job, r.partition, nonce_), r.auth)) {
+    ++ctx_->stats.auth_refusals;
     return answer(RegisterStatus::kUnauthorized, "unknown job or bad REGISTER MAC for " + r.job);
+  }
   if (++ctx_->registered > ctx_->limits.max_sessions) {
     --ctx_->registered;
     return answer(RegisterStatus::kBusy, "too many reducers on this NetMerger");
@@ -213,6 +215,7 @@ bool MergerSession::OnRegister(const std::vector<uint8_t>& body) {
   reg_ = std::move(r);
   secret_ = job->secret;
   registered_ = true;
+  ++ctx_->stats.sessions;
   // The reduce trusts this daemon only once it proves the job secret over both nonces.
   return answer(RegisterStatus::kOk, "registered, " + std::to_string(reg_.num_maps) + " maps",
                 RegisteredMac(secret_, reg_.job, reg_.partition, nonce_, reg_.client_nonce));
@@ -362,6 +365,7 @@ bool MergerSession::MaybeSpill() {
     maps_[index].segment.reset();  // its buffers go
   }
   spilled_bytes_ += run->size();
+  ctx_->stats.bytes_spilled += run->size();
   CountInputs(1 - static_cast<int64_t>(held.size()));
   Log("spilled " + std::to_string(held.size()) + " segments (" + std::to_string(r.records) +
       " records) into " + run->path() + ", " + std::to_string(run->size()) + " bytes");
@@ -421,6 +425,8 @@ bool MergerSession::OnMerge() {
   run_sources.clear();
   runs_.clear();  // spill files go before END, so a reducer never sees them outlive the merge
   CountInputs(-inputs_);
+  ctx_->stats.bytes_merged += end.stream_bytes;
+  ++ctx_->stats.merges;
   std::vector<uint8_t> f;
   EncodeEnd(end, &f);
   Log("END " + std::to_string(end.records) + " records, " + std::to_string(end.stream_bytes) +

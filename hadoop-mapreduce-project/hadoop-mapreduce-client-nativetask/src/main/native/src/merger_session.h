@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "fetch_client.h"
+#include "jbs_stats.h"
 #include "job_registry.h"
 #include "reducer_protocol.h"
 #include "remote_segment.h"
@@ -51,6 +52,7 @@ struct SessionContext {
   // each costing two chunk buffers in its final merge: what --memory-bytes bounds.
   std::atomic<int64_t> inputs{0};
   std::atomic<size_t> registered{0};  // sessions past a successful REGISTER, still running
+  MergerStats stats;                  // for the control channel's STATS
 };
 
 class MergerSession {
