@@ -57,14 +57,14 @@ TEST(JbsStats, DecoderRefusesMalformedLines) {
   EXPECT_TRUE(Refused("OK"));
   EXPECT_TRUE(Refused("ERR no"));
   EXPECT_TRUE(Refused("STATS"));
-  EXPECT_TRUE(Refused("STATS 2 a=1"));           // another version
-  EXPECT_TRUE(Refused("STATS 1 a"));             // no '='
-  EXPECT_TRUE(Refused("STATS 1 a="));            // no value
-  EXPECT_TRUE(Refused("STATS 1 =1"));            // no name
-  EXPECT_TRUE(Refused("STATS 1 A=1"));           // name outside [a-z0-9_]
-  EXPECT_TRUE(Refused("STATS 1 a=-1"));          // not unsigned
-  EXPECT_TRUE(Refused("STATS 1 a=1x"));          // not decimal
-  EXPECT_TRUE(Refused("STATS 1 a=1 a=2"));       // a name twice
+  EXPECT_TRUE(Refused("STATS 2 a=1"));                     // another version
+  EXPECT_TRUE(Refused("STATS 1 a"));                       // no '='
+  EXPECT_TRUE(Refused("STATS 1 a="));                      // no value
+  EXPECT_TRUE(Refused("STATS 1 =1"));                      // no name
+  EXPECT_TRUE(Refused("STATS 1 A=1"));                     // name outside [a-z0-9_]
+  EXPECT_TRUE(Refused("STATS 1 a=-1"));                    // not unsigned
+  EXPECT_TRUE(Refused("STATS 1 a=1x"));                    // not decimal
+  EXPECT_TRUE(Refused("STATS 1 a=1 a=2"));                 // a name twice
   EXPECT_TRUE(Refused("STATS 1 a=9223372036854775808"));   // 2^63
   EXPECT_TRUE(Refused("STATS 1 a=99999999999999999999"));  // 20 digits
   EXPECT_TRUE(Refused("STATS 1 " + std::string(65, 'a') + "=1"));
@@ -80,7 +80,7 @@ TEST(JbsStats, HistogramPutsEachSampleInItsBucket) {
   using std::chrono::milliseconds;
   LatencyHistogram h;
   h.Record(microseconds(0));
-  h.Record(milliseconds(1));   // bounds are inclusive
+  h.Record(milliseconds(1));  // bounds are inclusive
   h.Record(microseconds(1001));
   h.Record(milliseconds(300));
   h.Record(std::chrono::seconds(20));

@@ -56,8 +56,8 @@ class EpollServer : public FetchServer {
     uint64_t unauthenticated_closed = 0;  // closed before authenticating (timeout or cap)
     uint64_t idle_closed = 0;             // authenticated, idle beyond idle_timeout
     uint64_t open_connections = 0;
-    uint64_t served_bytes = 0;       // chunk bytes of the responses fully sent
-    uint64_t refused_at_cap = 0;     // accepted and closed at once: max_connections open
+    uint64_t served_bytes = 0;    // chunk bytes of the responses fully sent
+    uint64_t refused_at_cap = 0;  // accepted and closed at once: max_connections open
   };
 
   EpollServer(DataEngine* planner, BufferPool* pool, Config config,

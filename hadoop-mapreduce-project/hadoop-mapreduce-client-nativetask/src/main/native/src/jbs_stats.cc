@@ -24,7 +24,8 @@ std::string EncodeStats(const StatsFields& fields) {
   size_t n = 0;
   for (const auto& [name, value] : fields) {
     if (!ValidName(name) || n == kMaxStatsFields) continue;
-    std::string f = " " + name + "=" + std::to_string(value > kMaxStatsValue ? kMaxStatsValue : value);
+    std::string f =
+        " " + name + "=" + std::to_string(value > kMaxStatsValue ? kMaxStatsValue : value);
     if (line.size() + f.size() > kMaxStatsLine) break;
     line += f;
     ++n;
