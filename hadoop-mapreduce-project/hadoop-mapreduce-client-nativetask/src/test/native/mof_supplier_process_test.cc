@@ -3,7 +3,10 @@
 // the socket, stdin EOF as the stop signal, and a kill -9 followed by a restart on its port.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "byte_order.h"
+#include "jbs_stats.h"
 #include "mof_supplier_process.h"
 #include "mof_supplier_test_util.h"
 
@@ -139,6 +142,18 @@ TEST_F(SupplierProcessTest, ServesWithTheRightMacAndRefusesWrongOrMissingOnes) {
   // A MAC is bound to its partition: partition 0's MAC does not open partition 2.
   EXPECT_EQ(AskOnce(port, FetchMac(kSecret, kJob, AttemptOf(kJob, 0), 0), 2).status,
             ResponseStatus::kUnauthorized);
+  // STATS on the control channel: every byte pulled once, the three refusals above.
+  StatsFields fields;
+  std::string error;
+  ASSERT_TRUE(DecodeStats(d->Command("STATS"), &fields, &error)) << error;
+  std::map<std::string, uint64_t> stats(fields.begin(), fields.end());
+  uint64_t total = 0;
+  for (const auto& [attempt, parts] : outputs_)
+    for (const auto& part : parts) total += part.size();
+  EXPECT_EQ(stats["bytes_served"], total);
+  EXPECT_EQ(stats["auth_refusals"], 3u);
+  EXPECT_GE(stats["requests"], 3u + outputs_.size());
+  EXPECT_GE(stats["connections_accepted"], 4u);
   EXPECT_EQ(AskOnce(port, FetchMac(kSecret, kJob, AttemptOf(kJob, 0), 0)).status,
             ResponseStatus::kOk);
   EXPECT_TRUE(PullEverything(port));  // still serving

@@ -32,6 +32,8 @@ std::string HandleControlLine(const std::string& line, JobRegistry* jobs,
   if (words.empty()) return "ERR empty command";
   const std::string& cmd = words[0];
   if (cmd == "PING" && words.size() == 1) return "OK";
+  if (cmd == "STATS" && words.size() == 1)
+    return hooks.stats ? hooks.stats() : "ERR this daemon keeps no statistics";
   if (cmd == "ADD_JOB" && words.size() == 4) {
     JobInfo info;
     info.user = words[2];

@@ -7,6 +7,7 @@
 //   ADD_JOB <job> <user> <hex secret>   ->  OK | ERR <reason>
 //   REMOVE_JOB <job>                    ->  OK
 //   PING                                ->  OK
+//   STATS                               ->  STATS 1 <name>=<value> ...   (jbs_stats.h)
 //   anything else                       ->  ERR <reason>   (the daemon carries on)
 #ifndef HADOOP_ACCEL_JBS_CONTROL_CHANNEL_H
 #define HADOOP_ACCEL_JBS_CONTROL_CHANNEL_H
@@ -26,6 +27,8 @@ struct ControlHooks {
   bool require_local_user = false;
   // Runs after REMOVE_JOB (e.g. drop the job's open files).
   std::function<void(const std::string& job)> on_remove;
+  // The STATS answer (EncodeStats of the daemon's counters); none: STATS is an ERR.
+  std::function<std::string()> stats;
 };
 
 // Applies one command line (without its newline) to jobs; returns the answer line.

@@ -181,6 +181,8 @@ EpollServer::Stats EpollServer::stats() const {
   s.unauthenticated_closed = unauth_closed_;
   s.idle_closed = idle_closed_;
   s.fd_pauses = fd_pauses_;
+  s.served_bytes = served_bytes_;
+  s.refused_at_cap = refused_at_cap_;
   return s;
 }
 
@@ -253,6 +255,7 @@ void EpollServer::AcceptAll(EventLoop* l) {
       return;  // EAGAIN: no more waiting (or another loop took it)
     }
     if (open_.load() >= config_.max_connections) {
+      ++refused_at_cap_;
       ::close(fd);
       continue;
     }
@@ -456,6 +459,7 @@ bool EpollServer::Send(Conn* c) {
       }
       done -= left;
       if (o.buffer) engine_.ReleaseBuffer(*o.buffer);
+      served_bytes_ += o.chunk_length;
       c->out.pop_front();
       --c->unanswered;
       ++served_;

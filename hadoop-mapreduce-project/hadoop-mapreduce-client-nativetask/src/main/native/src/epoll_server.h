@@ -58,7 +58,9 @@ class EpollServer : public FetchServer {
     uint64_t unauthenticated_closed = 0;  // closed before authenticating (timeout or cap)
     uint64_t idle_closed = 0;             // authenticated, idle beyond idle_timeout
     uint64_t open_connections = 0;
-    uint64_t fd_pauses = 0;  // accepts paused at the descriptor limit
+    uint64_t fd_pauses = 0;       // accepts paused at the descriptor limit
+    uint64_t served_bytes = 0;    // chunk bytes of the responses fully sent
+    uint64_t refused_at_cap = 0;  // accepted and closed at once: max_connections open
   };
 
   EpollServer(DataEngine* planner, BufferPool* pool, Config config,
@@ -105,6 +107,7 @@ class EpollServer : public FetchServer {
 
   std::atomic<uint64_t> accepted_{0}, rejected_{0}, served_{0}, busy_{0}, stalled_{0}, open_{0},
       unauth_closed_{0}, idle_closed_{0}, fd_pauses_{0};
+  std::atomic<uint64_t> served_bytes_{0}, refused_at_cap_{0};  // for the STATS answer
 };
 
 }  // namespace hadoop_accel::jbs

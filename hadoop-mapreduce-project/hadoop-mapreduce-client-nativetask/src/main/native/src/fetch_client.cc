@@ -56,6 +56,15 @@ size_t FetchClient::nodes() const {
 }
 
 void FetchClient::Fetch(std::shared_ptr<const FetchTarget> target, uint64_t offset, Done done) {
+  // Each request is timed from here to its outcome, queueing and retries included.
+  done = [this, start = Clock::now(), inner = std::move(done)](FetchOutcome o) {
+    stats_.latency.Record(Clock::now() - start);
+    if (o.ok)
+      stats_.bytes += o.chunk.size();
+    else
+      ++stats_.failures;
+    inner(std::move(o));
+  };
   Failed failed;
   {
     std::lock_guard<std::mutex> lock(mu_);

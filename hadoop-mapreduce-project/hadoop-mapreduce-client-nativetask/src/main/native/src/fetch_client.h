@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "connection_pool.h"
+#include "jbs_stats.h"
 #include "thread_launcher.h"
 #include "wire_format.h"
 
@@ -78,6 +79,7 @@ class FetchClient {
   uint64_t retries() const;
   size_t workers() const;  // worker threads running now
   size_t nodes() const;    // remote nodes with work queued or under way
+  const FetchStats& stats() const { return stats_; }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -119,6 +121,7 @@ class FetchClient {
   size_t running_ = 0;                   // workers not yet returned
   bool stopping_ = false;
   uint64_t retries_ = 0;
+  FetchStats stats_;
 };
 
 }  // namespace hadoop_accel::jbs

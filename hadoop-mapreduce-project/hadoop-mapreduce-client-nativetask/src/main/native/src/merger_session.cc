@@ -52,6 +52,7 @@ RegisterStatus AdmitRegister(const std::vector<uint8_t>& body, const uint8_t* no
   // An unknown job gets the same answer as a bad MAC: registration reveals no job's presence.
   std::optional<JobInfo> job = ctx->jobs->Find(r.job);
   if (!job || !MacEquals(RegisterMac(job->secret, r.job, r.partition, nonce), r.auth)) {
+    ++ctx->stats.auth_refusals;
     *message = "unknown job or bad REGISTER MAC for " + r.job;
     return RegisterStatus::kUnauthorized;
   }
@@ -63,6 +64,7 @@ RegisterStatus AdmitRegister(const std::vector<uint8_t>& body, const uint8_t* no
   std::memcpy(admitted->nonce, nonce, kNonceLength);
   admitted->reg = std::move(r);
   admitted->secret = job->secret;
+  ++ctx->stats.sessions;
   return RegisterStatus::kOk;
 }
 
@@ -375,6 +377,7 @@ bool MergerSession::MaybeSpill() {
     maps_[index].segment.reset();  // its buffers go
   }
   spilled_bytes_ += run->size();
+  ctx_->stats.bytes_spilled += run->size();
   CountInputs(1 - static_cast<int64_t>(held.size()));
   Log("spilled " + std::to_string(held.size()) + " segments (" + std::to_string(r.records) +
       " records) into " + run->path() + ", " + std::to_string(run->size()) + " bytes");
@@ -434,6 +437,8 @@ bool MergerSession::OnMerge() {
   run_sources.clear();
   runs_.clear();  // spill files go before END, so a reducer never sees them outlive the merge
   CountInputs(-inputs_);
+  ctx_->stats.bytes_merged += end.stream_bytes;
+  ++ctx_->stats.merges;
   std::vector<uint8_t> f;
   EncodeEnd(end, &f);
   Log("END " + std::to_string(end.records) + " records, " + std::to_string(end.stream_bytes) +

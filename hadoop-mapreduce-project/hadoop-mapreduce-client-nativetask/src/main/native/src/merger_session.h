@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "fetch_client.h"
+#include "jbs_stats.h"
 #include "job_registry.h"
 #include "reducer_protocol.h"
 #include "remote_segment.h"
@@ -58,6 +59,7 @@ struct SessionContext {
   std::atomic<int64_t> inputs{0};
   std::atomic<size_t> registered{0};  // sessions past a successful REGISTER, still running
   ThreadLauncher launch_thread;       // empty: std::thread
+  MergerStats stats;                  // for the control channel's STATS
 };
 
 // A REGISTER that passed every check: what its session starts from.

@@ -3,6 +3,7 @@
 // service drives it through the control channel on stdin/stdout and stops it by closing stdin.
 #include <signal.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include "control_channel.h"
 #include "data_engine.h"
 #include "epoll_server.h"
+#include "jbs_stats.h"
 #include "job_registry.h"
 #include "map_output_locator.h"
 #include "mof_supplier_auth.h"
@@ -36,7 +38,10 @@ int Run(const SupplierOptions& opt) {
   cfg.index_cache_bytes = opt.index_cache_bytes;
   cfg.on_unsafe_file = [&unsafe_files](const std::string& why) { unsafe_files.Log(why); };
   DataEngine engine(cfg, &jobs, &pool, AuthorizeFetchMac);
-  auto on_unauthorized = [&refusals](const FetchRequest& r, const std::string& peer) {
+  std::atomic<uint64_t> auth_refusals{0};
+  auto on_unauthorized = [&refusals, &auth_refusals](const FetchRequest& r,
+                                                     const std::string& peer) {
+    ++auth_refusals;
     refusals.Log("refused fetch (unknown job or bad job token MAC): job " + r.job_id + " attempt " +
                  r.map_attempt_id + " partition " + std::to_string(r.partition) + " from " +
                  (peer.empty() ? "unknown peer" : peer));
@@ -60,6 +65,18 @@ int Run(const SupplierOptions& opt) {
   hooks.on_remove = [&server](const std::string& job) {
     std::string app = ApplicationIdOfJob(job);
     if (!app.empty()) server.DropFiles("/" + app + "/");
+  };
+  hooks.stats = [&server, &auth_refusals] {
+    EpollServer::Stats st = server.stats();
+    return EncodeStats({{"bytes_served", st.served_bytes},
+                        {"requests", st.served},
+                        {"busy_answers", st.busy},
+                        {"auth_refusals", auth_refusals.load()},
+                        {"active_connections", st.open_connections},
+                        {"connections_accepted", st.accepted},
+                        {"limit_refusals", st.refused_at_cap + st.unauthenticated_closed},
+                        {"stalled_connections", st.stalled},
+                        {"junk_connections", st.rejected_connections}});
   };
   RunControlChannel(stdin, stdout, &jobs, hooks);  // returns when the aux service closes stdin
   server.Stop();

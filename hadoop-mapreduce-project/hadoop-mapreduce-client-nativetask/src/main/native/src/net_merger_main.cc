@@ -153,7 +153,9 @@ int main(int argc, char** argv) {
                config.spill_dirs.size());
   std::printf("READY %s\n", config.socket_path.c_str());
   std::fflush(stdout);
-  RunControlChannel(stdin, stdout, &jobs);
+  ControlHooks hooks;
+  hooks.stats = [&server] { return server.StatsLine(); };
+  RunControlChannel(stdin, stdout, &jobs, hooks);
   std::fprintf(stderr, "jbs_net_merger: stdin closed, stopping\n");
   server.Stop();
   return 0;

@@ -64,6 +64,23 @@ int NetMergerServer::Start() {
   return 0;
 }
 
+std::string NetMergerServer::StatsLine() const {
+  const MergerStats& m = ctx_.stats;
+  const FetchStats& f = fetch_.stats();
+  StatsFields fields = {{"bytes_fetched", f.bytes.load()},
+                        {"bytes_merged", m.bytes_merged.load()},
+                        {"bytes_spilled", m.bytes_spilled.load()},
+                        {"sessions", m.sessions.load()},
+                        {"active_sessions", ctx_.registered.load()},
+                        {"merges", m.merges.load()},
+                        {"fetch_failures", f.failures.load()},
+                        {"fetch_retries", fetch_.retries()},
+                        {"auth_refusals", m.auth_refusals.load()},
+                        {"active_connections", fetch_.pool_stats().open}};
+  f.latency.AppendTo("fetch_latency", &fields);
+  return EncodeStats(fields);
+}
+
 size_t NetMergerServer::live_sessions() {
   std::lock_guard<std::mutex> g(mu_);
   size_t n = 0;

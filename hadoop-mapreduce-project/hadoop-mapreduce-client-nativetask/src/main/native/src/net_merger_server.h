@@ -67,6 +67,8 @@ class NetMergerServer {
   ConnectionPool::Stats pool_stats() const { return fetch_.pool_stats(); }
   // Bytes of fetched chunks held (or asked for) and not yet merged, all sessions.
   int64_t read_ahead_held_bytes() const { return read_ahead_.held(); }
+  // The control channel's STATS answer (jbs_stats.h).
+  std::string StatsLine() const;
 
  private:
   struct Slot {

@@ -38,6 +38,7 @@ public class JbsAuxService extends AuxiliaryService implements JbsJobTokens.List
   private List<String> localDirs;
   private SupervisedDaemon supplier;
   private SupervisedDaemon merger;
+  private JbsMetrics metrics;
   /** job id -> ADD_JOB arguments (user and hex secret), for re-sending after a restart. */
   private final Map<String, String> jobs = new ConcurrentHashMap<>();
   /** Started instances in this JVM (tests reach the daemons of a mini cluster's NodeManager). */
@@ -70,6 +71,8 @@ public class JbsAuxService extends AuxiliaryService implements JbsJobTokens.List
   protected void serviceStart() throws Exception {
     JbsJobTokens.addListener(this);
     STARTED.add(this);
+    // Registered even without daemons: /jmx then shows them down.
+    metrics = JbsMetrics.register(() -> supplier, () -> merger);
     File supplierBin = cfg.supplierBinary();
     File mergerBin = cfg.mergerBinary();
     if (!SupervisedDaemon.executable(supplierBin) || !SupervisedDaemon.executable(mergerBin)) {
@@ -121,6 +124,10 @@ public class JbsAuxService extends AuxiliaryService implements JbsJobTokens.List
   protected void serviceStop() throws Exception {
     JbsJobTokens.removeListener(this);
     STARTED.remove(this);
+    if (metrics != null) {
+      JbsMetrics.unregister();
+      metrics = null;
+    }
     if (merger != null) {
       merger.stop(STOP_GRACE_MS);
     }

@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -57,8 +58,8 @@ public final class SupervisedDaemon {
   private volatile boolean gaveUp;
   private volatile String lastStartFailure;
   private Thread supervisor;
-  /** Commands for the control thread, in submission order. */
-  private final BlockingQueue<String> control = new LinkedBlockingQueue<>();
+  /** Commands for the control thread, in submission order: lines, or {@link Query}s. */
+  private final BlockingQueue<Object> control = new LinkedBlockingQueue<>();
   private final java.util.concurrent.atomic.AtomicInteger controlInFlight =
       new java.util.concurrent.atomic.AtomicInteger();
   private Thread controller;
@@ -284,6 +285,29 @@ public final class SupervisedDaemon {
     control.add(line);
   }
 
+  /** A command whose answer someone waits for ({@link #query}). */
+  private static final class Query {
+    final String line;
+    final CompletableFuture<String> answer = new CompletableFuture<>();
+
+    Query(String line) {
+      this.line = line;
+    }
+  }
+
+  /**
+   * Queues one command line like {@link #submit} and returns its answer line to come; the
+   * future fails if the daemon is down or does not answer (after the reply timeout, when the
+   * daemon is killed as for any command). The caller waits as long as it likes (the metrics
+   * source waits briefly), never holding up the control thread.
+   */
+  public CompletableFuture<String> query(String line) {
+    Query q = new Query(line);
+    controlInFlight.incrementAndGet();
+    control.add(q);
+    return q.answer;
+  }
+
   /** Tests: waits until every submitted command was handled; false after ms. */
   boolean awaitControlIdle(long ms) throws InterruptedException {
     long deadline = System.nanoTime() + ms * 1_000_000;
@@ -298,20 +322,27 @@ public final class SupervisedDaemon {
 
   private void controlLoop() {
     while (!stopping) {
-      String line;
+      Object next;
       try {
-        line = control.take();
+        next = control.take();
       } catch (InterruptedException e) {
         continue;
       }
+      Query query = next instanceof Query ? (Query) next : null;
+      String line = query != null ? query.line : (String) next;
       try {
         String verb = line.indexOf(' ') > 0 ? line.substring(0, line.indexOf(' ')) : line;
         try {
           String answer = command(line);
-          if (!answer.equals("OK")) {
+          if (query != null) {
+            query.answer.complete(answer);
+          } else if (!answer.equals("OK")) {
             LOG.error("JBS: {} answered {} to {}", name, answer, verb);
           }
         } catch (ReplyTimeoutException e) {
+          if (query != null) {
+            query.answer.completeExceptionally(e);
+          }
           // A daemon that cannot answer a control line is stuck: its later answers would also
           // pair with the wrong commands. Kill it; the supervisor restarts it and re-adds jobs.
           Process p = process;
@@ -321,9 +352,16 @@ public final class SupervisedDaemon {
             p.destroyForcibly();
           }
         } catch (IOException e) {
-          LOG.warn("JBS: {} for {} not delivered: {}", verb, name, e.getMessage());
+          if (query != null) {
+            query.answer.completeExceptionally(e);
+          } else {
+            LOG.warn("JBS: {} for {} not delivered: {}", verb, name, e.getMessage());
+          }
         }
       } finally {
+        if (query != null && !query.answer.isDone()) {
+          query.answer.completeExceptionally(new IOException(name + ": " + line + " failed"));
+        }
         controlInFlight.decrementAndGet();
       }
     }

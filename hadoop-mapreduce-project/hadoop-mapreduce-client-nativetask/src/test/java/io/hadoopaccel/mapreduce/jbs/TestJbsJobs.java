@@ -14,12 +14,17 @@ import io.hadoopaccel.workloads.util.SplitMix64;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.Set;
 import java.util.function.Supplier;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.examples.terasort.TeraGen;
 import org.apache.hadoop.examples.terasort.TeraInputFormat;
@@ -189,6 +194,77 @@ class TestJbsJobs {
     assertEquals(0, chained.findCounter(KISM_COUNTERS, "FALLBACKS").getValue());
     assertTrue(chained.findCounter(KISM_COUNTERS, "MERGED_ENTRIES").getValue() > 0);
     assertEquals(0, c.get(ChainRun.JBS).findCounter(KISM_COUNTERS, "REDUCES").getValue());
+  }
+
+  /**
+   * The NodeManager's JbsShuffle metrics source on JMX (the beans /jmx serves), read before and
+   * after a JBS job: the supplier served, and the NetMerger fetched, exactly the job's shuffle
+   * bytes (one node: it is both ends of every fetch); the NetMerger merged them into streams
+   * no longer than that (uncompressed: the IFile trailers are not part of the stream).
+   */
+  @Test
+  void nodeManagerJmxShowsServedAndMergedBytes() throws Exception {
+    assumeTrue(NATIVES, "needs the daemons");
+    ObjectName bean = jbsBean();
+    Map<String, Long> before = freshJmx(bean);
+    assertEquals(1L, before.get("SupplierUp"));
+    assertEquals(1L, before.get("MergerUp"));
+    Path text = new Path("/jmx/in");
+    writeZipfText(text, new int[] {200 << 10, 200 << 10}, 11);
+    Map<Run, Counters> c = runBoth(TestJbsJobs::conf, WordCount::new,
+        r -> new String[] {"-nocombiner", "-r", "2", text.toString(),
+            out("/jmx", r).toString()});
+    assertSameOutput(out("/jmx", Run.STOCK), out("/jmx", Run.JBS));
+    assertJbsRan(c, 2, 2);
+    long shuffled = c.get(Run.JBS).findCounter(TaskCounter.REDUCE_SHUFFLE_BYTES).getValue();
+    Map<String, Long> after = freshJmx(bean);
+    long served = after.get("SupplierBytesServed") - before.get("SupplierBytesServed");
+    long fetched = after.get("MergerBytesFetched") - before.get("MergerBytesFetched");
+    long merged = after.get("MergerBytesMerged") - before.get("MergerBytesMerged");
+    System.out.println("JBS /jmx: served " + served + " fetched " + fetched + " merged " + merged
+        + " REDUCE_SHUFFLE_BYTES " + shuffled);
+    assertTrue(shuffled > 0);
+    assertEquals(shuffled, served, "SupplierBytesServed delta vs REDUCE_SHUFFLE_BYTES");
+    assertEquals(shuffled, fetched, "MergerBytesFetched delta vs REDUCE_SHUFFLE_BYTES");
+    assertEquals(c.get(Run.JBS).findCounter(JbsCounter.BYTES_FETCHED_NATIVELY).getValue(),
+        fetched);
+    assertTrue(merged > 0 && merged <= fetched, "merged " + merged);
+    assertEquals(2L, after.get("MergerSessions") - before.get("MergerSessions"));
+    assertEquals(2L, after.get("MergerMerges") - before.get("MergerMerges"));
+    assertEquals(0L, after.get("MergerFetchFailures") - before.get("MergerFetchFailures"));
+    assertTrue(after.get("MergerFetchLatencyCount") > before.get("MergerFetchLatencyCount"));
+    assertEquals(0L, after.get("MergerActiveSessions"));
+  }
+
+  /** The one JbsShuffle bean of this JVM's NodeManager. */
+  private static ObjectName jbsBean() throws JMException {
+    MBeanServer mbs = ManagementFactory.getPlatformMBeanServer();
+    Set<ObjectName> names = mbs.queryNames(
+        new ObjectName("Hadoop:service=*,name=" + JbsMetrics.SOURCE_NAME + "*"), null);
+    assertEquals(1, names.size(), names::toString);
+    return names.iterator().next();
+  }
+
+  /**
+   * Every numeric attribute of the bean, read after its JMX cache expired: a read more than
+   * one metrics period (1 s in this module's test hadoop-metrics2.properties) after the
+   * previous read refreshes it from the source.
+   */
+  private static Map<String, Long> freshJmx(ObjectName bean) throws Exception {
+    MBeanServer mbs = ManagementFactory.getPlatformMBeanServer();
+    mbs.getAttribute(bean, "SupplierUp");
+    long readAt = System.nanoTime();
+    while (System.nanoTime() - readAt < 1_500_000_000L) {
+      Thread.sleep(100); // the cache's expiry is a time, not an event to wait for
+    }
+    Map<String, Long> out = new java.util.HashMap<>();
+    for (javax.management.MBeanAttributeInfo a : mbs.getMBeanInfo(bean).getAttributes()) {
+      Object v = mbs.getAttribute(bean, a.getName());
+      if (v instanceof Number) {
+        out.put(a.getName(), ((Number) v).longValue());
+      }
+    }
+    return out;
   }
 
   @Test
