@@ -50,11 +50,11 @@ std::vector<std::vector<uint8_t>> FuzzSeeds() {
   std::vector<std::vector<uint8_t>> seeds;
   for (const auto& recs : RecordSets()) {
     Bytes raw = jbs_test::RawRecords(recs);
-    seeds.push_back(Seed(0x10, jbs_test::IFileSegment(recs)));        // plain, as on disk
-    seeds.push_back(Seed(0x21, raw));                                 // plain, CRC appended
-    seeds.push_back(Seed(0x36, raw));                                 // raw, compressed here
-    seeds.push_back(Seed(0x3a, raw));                                 // raw length one short
-    seeds.push_back(Seed(0x47, jbs_test::Compress(raw)));             // zlib, CRC appended
+    seeds.push_back(Seed(0x10, jbs_test::IFileSegment(recs)));  // plain, as on disk
+    seeds.push_back(Seed(0x21, raw));                           // plain, CRC appended
+    seeds.push_back(Seed(0x36, raw));                           // raw, compressed here
+    seeds.push_back(Seed(0x3a, raw));                           // raw length one short
+    seeds.push_back(Seed(0x47, jbs_test::Compress(raw)));       // zlib, CRC appended
   }
   // A value beyond one 64 KiB inflate step, compressed here, in many small chunks.
   std::vector<Rec> big{{jbs_test::TextKey("big"), Bytes(66000, 'z')}};
