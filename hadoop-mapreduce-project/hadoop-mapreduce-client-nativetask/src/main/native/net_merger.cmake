@@ -27,6 +27,8 @@ gtest_discover_tests(jbs_net_merger_test PROPERTIES TIMEOUT 60)
 jbs_add_fuzz_smoke(reducer_protocol_fuzz_smoke jbs_reducer_protocol_fuzz
   ${TEST_DIR}/fuzz/reducer_protocol_fuzz.cc ${TEST_DIR}/fuzz/reducer_protocol_seeds.cc
   src/reducer_protocol.cc ${JBS_WIRE_SOURCES} ${ACCEL_COMMON_NATIVE_DIR}/src/crc32.cc)
+jbs_add_libfuzzer(jbs_reducer_protocol_fuzzer ${TEST_DIR}/fuzz/reducer_protocol_fuzz.cc
+  src/reducer_protocol.cc ${JBS_WIRE_SOURCES} ${ACCEL_COMMON_NATIVE_DIR}/src/crc32.cc)
 
 # Both daemons as processes together (only when the supplier's target is part of the build).
 if(TARGET jbs_mof_supplier)

@@ -131,6 +131,25 @@ TEST(OpenFileCache, KeepsAtMostCapacityOpenAndReadsExactly) {
   EXPECT_FALSE(files.ReadFully(d.path() + "/missing", buf, 1, 0));
 }
 
+TEST(OpenFileCache, DropContainingClosesOnlyThoseFiles) {
+  ScratchDir d;
+  std::vector<std::string> paths = {d.Write("application_1_0001.a", std::vector<uint8_t>(10, 1)),
+                                    d.Write("application_1_0001.b", std::vector<uint8_t>(10, 2)),
+                                    d.Write("application_1_0002.a", std::vector<uint8_t>(10, 3))};
+  OpenFileCache files(8);
+  uint8_t buf[10];
+  for (const std::string& p : paths) ASSERT_TRUE(files.ReadFully(p, buf, 10, 0));
+  EXPECT_EQ(files.open_files(), 3u);
+  EXPECT_EQ(files.DropContaining("application_1_0001."), 2u);
+  EXPECT_EQ(files.open_files(), 1u);
+  EXPECT_EQ(files.DropContaining("application_1_0001."), 0u);
+  ASSERT_TRUE(files.ReadFully(paths[2], buf, 10, 0));
+  EXPECT_EQ(files.opens(), 3u);  // the other job's descriptor was kept
+  ASSERT_TRUE(files.ReadFully(paths[0], buf, 10, 0));
+  EXPECT_EQ(buf[0], 1);
+  EXPECT_EQ(files.opens(), 4u);  // a dropped file is opened again
+}
+
 TEST(PrefetchCache, TakesByFileAndOffsetAndEvictsOldestFirst) {
   PrefetchCache c(2);
   c.Put("a", 0, {7, 100});

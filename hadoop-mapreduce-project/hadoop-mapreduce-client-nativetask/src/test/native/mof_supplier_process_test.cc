@@ -249,6 +249,50 @@ TEST_F(SupplierProcessTest, RemovedJobIsUnauthorizedLikeABadMac) {
   EXPECT_EQ(d->Command("ADD_JOB " + kJob + " ../x " + kSecretHex).rfind("ERR", 0), 0u);
 }
 
+// Descriptors the process holds on files whose path contains `part`.
+size_t OpenFilesContaining(pid_t pid, const std::string& part) {
+  size_t n = 0;
+  std::error_code ec;
+  for (const auto& e :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+    std::error_code link_ec;
+    std::filesystem::path target = std::filesystem::read_symlink(e.path(), link_ec);
+    if (!link_ec && target.string().find(part) != std::string::npos) ++n;
+  }
+  return n;
+}
+
+// REMOVE_JOB closes the job's cached map output descriptors (the NodeManager deletes its files
+// next, and their disk space must come back at once) and leaves other jobs' open.
+TEST_F(SupplierProcessTest, RemoveJobClosesThatJobsCachedFilesOnly) {
+  const std::string other = "job_1700000000000_0098";
+  std::mt19937 rng(4);
+  MapOutputs others;
+  WriteMapOutput(dir1_.path(), kUser, other, AttemptOf(other, 0), {kBuf + 5, 7}, &rng, &others);
+  auto d = Launch();
+  uint16_t port = d->WaitReady();
+  ASSERT_NE(port, 0);
+  ASSERT_EQ(d->Command("ADD_JOB " + kJob + " " + kUser + " " + kSecretHex), "OK");
+  ASSERT_EQ(d->Command("ADD_JOB " + other + " " + kUser + " " + kSecretHex), "OK");
+  ASSERT_TRUE(PullEverything(port));
+  auto c = Connect(port);
+  PipelinedFetcher f(c.get(), other, kSecret, kBuf, 4);
+  for (uint32_t p = 0; p < 2; ++p) f.Add(AttemptOf(other, 0), p);
+  ASSERT_TRUE(f.Run().ok);
+
+  const std::string mine = "/application_1700000000000_0099/";
+  const std::string theirs = "/application_1700000000000_0098/";
+  ASSERT_GE(OpenFilesContaining(d->pid(), mine), 3u);  // file.out of each map, kept open
+  ASSERT_GE(OpenFilesContaining(d->pid(), theirs), 1u);
+  ASSERT_EQ(d->Command("REMOVE_JOB " + kJob), "OK");
+  // The disk thread closes them when it wakes for the request: poll with a bound.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (OpenFilesContaining(d->pid(), mine) != 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(OpenFilesContaining(d->pid(), mine), 0u);
+  EXPECT_GE(OpenFilesContaining(d->pid(), theirs), 1u);
+}
+
 TEST_F(SupplierProcessTest, ExitsWithinTwoSecondsOfStdinClosingEvenWithClientsConnected) {
   auto d = Launch();
   uint16_t port = d->WaitReady();

@@ -246,10 +246,15 @@ TEST(ReadAheadBudgetTest, NeededChunksAlwaysCountReadAheadOnlyWithinWhatInputsLe
 
 TEST_F(NetMergerE2eTest, RegisterRefusals) {
   StartMerger();
-  EXPECT_EQ(FakeReducer(socket_).Register(1, 0, "wrong-secret").status,
-            RegisterStatus::kUnauthorized);
-  EXPECT_EQ(FakeReducer(socket_).Register(1, 0, kSecret, 1, "job_1700000000000_0099").status,
-            RegisterStatus::kUnauthorized);
+  // An unknown job and a bad MAC get the same answer (the message names the job asked for).
+  const std::string unknown = "job_1700000000000_0099";
+  Registered bad_mac = FakeReducer(socket_).Register(1, 0, "wrong-secret");
+  Registered no_job = FakeReducer(socket_).Register(1, 0, kSecret, 1, unknown);
+  EXPECT_EQ(bad_mac.status, RegisterStatus::kUnauthorized);
+  EXPECT_EQ(no_job.status, RegisterStatus::kUnauthorized);
+  ASSERT_NE(no_job.message.find(unknown), std::string::npos);
+  EXPECT_EQ(no_job.message.replace(no_job.message.find(unknown), unknown.size(), kJob),
+            bad_mac.message);
   EXPECT_EQ(FakeReducer(socket_).Register(1, 0, kSecret, 9).status, RegisterStatus::kUnsupported);
   EXPECT_EQ(FakeReducer(socket_).Register(1, 2).status, RegisterStatus::kUnsupported);
   // A MAC over another session's nonce does not pass either.

@@ -3,11 +3,15 @@
 // truncation, insertion, length-field edits, splices) for a fixed time. Deterministic per
 // seed, so a failure can be replayed:
 //   <driver> [seconds=2] [seed=1]
+// or writes the seeds as files, a starting corpus for the target's libFuzzer binary:
+//   <driver> --write-seeds DIR
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "fuzz_seeds.h"
@@ -55,9 +59,25 @@ Bytes Mutate(const Bytes& in, std::mt19937_64& rng, const std::vector<Bytes>& se
   return b;
 }
 
+int WriteSeeds(const std::string& dir) {
+  const std::vector<Bytes> seeds = FuzzSeeds();
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    std::string path = dir + "/seed-" + std::to_string(i);
+    FILE* f = std::fopen(path.c_str(), "wb");
+    if (f == nullptr || std::fwrite(seeds[i].data(), 1, seeds[i].size(), f) != seeds[i].size() ||
+        std::fclose(f) != 0) {
+      std::perror(path.c_str());
+      return 1;
+    }
+  }
+  std::printf("%zu seeds in %s\n", seeds.size(), dir.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::strcmp(argv[1], "--write-seeds") == 0) return WriteSeeds(argv[2]);
   double seconds = argc > 1 ? std::atof(argv[1]) : 2.0;
   uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
   std::mt19937_64 rng(seed);
@@ -68,7 +88,8 @@ int main(int argc, char** argv) {
   auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   uint64_t runs = 0;
   while (std::chrono::steady_clock::now() < end) {
-    for (int i = 0; i < 1000; ++i, ++runs) {
+    // A few inputs per clock check: some targets take milliseconds per input on a busy host.
+    for (int i = 0; i < 16; ++i, ++runs) {
       Bytes m = Mutate(corpus[rng() % corpus.size()], rng, seeds);
       LLVMFuzzerTestOneInput(m.data(), m.size());
       if (corpus.size() < 256 && FuzzKeepsMutant(m.data(), m.size())) corpus.push_back(m);
