@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "block_codec.h"
 #include "ids.h"
 #include "job_auth.h"
 #include "segment_merger.h"
@@ -198,7 +199,7 @@ bool MergerSession::OnRegister(const std::vector<uint8_t>& body) {
   if (ComparatorFor(r.key_type) == nullptr)
     return answer(RegisterStatus::kUnsupported,
                   "unsupported key type " + std::to_string(r.key_type));
-  if (r.codec > static_cast<uint8_t>(Codec::kZlib))
+  if (r.codec > static_cast<uint8_t>(Codec::kLz4) || !CodecBuiltIn(static_cast<Codec>(r.codec)))
     return answer(RegisterStatus::kUnsupported, "unsupported codec " + std::to_string(r.codec));
   if (r.num_maps > ctx_->limits.max_maps)
     return answer(RegisterStatus::kBadRequest, "too many maps: " + std::to_string(r.num_maps));
