@@ -46,6 +46,15 @@ jbs_add_fuzz_smoke(reducer_protocol_fuzz_smoke jbs_reducer_protocol_fuzz
   ${TEST_DIR}/fuzz/reducer_protocol_fuzz.cc ${TEST_DIR}/fuzz/reducer_protocol_seeds.cc
   src/reducer_protocol.cc ${JBS_WIRE_SOURCES} ${ACCEL_COMMON_NATIVE_DIR}/src/crc32.cc)
 
+# Snappy / LZ4 segments (BlockDecoder behind SegmentReader), when both libraries are built in.
+if(JBS_SNAPPY_LIBRARY AND JBS_LZ4_LIBRARY AND JBS_SNAPPY_INCLUDE_DIR AND JBS_LZ4_INCLUDE_DIR)
+  jbs_add_fuzz_smoke(block_codec_fuzz_smoke jbs_block_codec_fuzz
+    ${TEST_DIR}/fuzz/block_codec_fuzz.cc ${TEST_DIR}/fuzz/block_codec_seeds.cc
+    src/ifile_segment.cc src/block_codec.cc ${ACCEL_COMMON_NATIVE_DIR}/src/crc32.cc)
+  target_compile_definitions(jbs_block_codec_fuzz PRIVATE JBS_HAVE_SNAPPY JBS_HAVE_LZ4)
+  target_link_libraries(jbs_block_codec_fuzz PRIVATE ${JBS_SNAPPY_LIBRARY} ${JBS_LZ4_LIBRARY})
+endif()
+
 # Both daemons as processes together (only when the supplier's target is part of the build).
 if(TARGET jbs_mof_supplier)
   add_executable(jbs_net_merger_with_supplier_test ${TEST_DIR}/net_merger_with_supplier_test.cc)

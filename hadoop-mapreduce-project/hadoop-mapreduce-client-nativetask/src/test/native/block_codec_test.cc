@@ -34,17 +34,16 @@ Bytes CompressChunk(Codec codec, const uint8_t* p, size_t n) {
   if (codec == Codec::kSnappy) {
     size_t len = snappy_max_compressed_length(n);
     out.resize(len);
-    snappy_compress(reinterpret_cast<const char*>(p), n, reinterpret_cast<char*>(out.data()),
-                    &len);
+    snappy_compress(reinterpret_cast<const char*>(p), n, reinterpret_cast<char*>(out.data()), &len);
     out.resize(len);
   }
 #endif
 #ifdef JBS_HAVE_LZ4
   if (codec == Codec::kLz4) {
     out.resize(static_cast<size_t>(LZ4_compressBound(static_cast<int>(n))));
-    int len = LZ4_compress_default(reinterpret_cast<const char*>(p),
-                                   reinterpret_cast<char*>(out.data()), static_cast<int>(n),
-                                   static_cast<int>(out.size()));
+    int len =
+        LZ4_compress_default(reinterpret_cast<const char*>(p), reinterpret_cast<char*>(out.data()),
+                             static_cast<int>(n), static_cast<int>(out.size()));
     out.resize(static_cast<size_t>(len));
   }
 #endif

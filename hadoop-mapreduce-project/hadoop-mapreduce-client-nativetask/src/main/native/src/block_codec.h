@@ -48,7 +48,7 @@ class BlockDecoder {
   const uint64_t raw_bound_;
   State state_ = State::kBlockHeader;
   std::string error_;
-  uint64_t consumed_ = 0;    // on-disk bytes taken so far
+  uint64_t consumed_ = 0;     // on-disk bytes taken so far
   uint64_t raw_decoded_ = 0;  // decoded bytes so far
   uint8_t header_[4] = {};
   size_t header_got_ = 0;
