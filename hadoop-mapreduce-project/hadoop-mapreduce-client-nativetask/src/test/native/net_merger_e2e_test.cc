@@ -256,7 +256,11 @@ TEST_F(NetMergerE2eTest, RegisterRefusals) {
   EXPECT_EQ(no_job.message.replace(no_job.message.find(unknown), unknown.size(), kJob),
             bad_mac.message);
   EXPECT_EQ(FakeReducer(socket_).Register(1, 0, kSecret, 9).status, RegisterStatus::kUnsupported);
-  EXPECT_EQ(FakeReducer(socket_).Register(1, 2).status, RegisterStatus::kUnsupported);
+  EXPECT_EQ(FakeReducer(socket_).Register(1, 4).status, RegisterStatus::kUnsupported);
+  // Snappy and LZ4 are taken exactly when this build has their libraries.
+  for (Codec c : {Codec::kSnappy, Codec::kLz4})
+    EXPECT_EQ(FakeReducer(socket_).Register(1, static_cast<uint8_t>(c)).status,
+              CodecBuiltIn(c) ? RegisterStatus::kOk : RegisterStatus::kUnsupported);
   // A MAC over another session's nonce does not pass either.
   FakeReducer a(socket_), b(socket_);
   ::hadoop_accel::jbs::Register r;

@@ -29,8 +29,18 @@ SegmentReader::SegmentReader(ChunkSource* source, Codec codec) : source_(source)
     inflated_.resize(kInflateBufferSize);
     uint64_t raw = source_->raw_length();
     max_record_ = raw != 0 ? std::min(raw, kMaxRecordBytes) : kMaxRecordBytes;
-  } else {
+  } else if (codec_ == Codec::kSnappy || codec_ == Codec::kLz4) {
+    uint64_t raw = source_->raw_length();
+    block_ = std::make_unique<BlockDecoder>(codec_, disk - kIFileTrailerSize, raw);
+    if (!block_->error().empty()) {
+      Fail(ErrorKind::kCorrupt, block_->error());
+      return;
+    }
+    max_record_ = raw != 0 ? std::min(raw, kMaxRecordBytes) : kMaxRecordBytes;
+  } else if (codec_ == Codec::kNone) {
     max_record_ = std::min<uint64_t>(disk - kIFileTrailerSize, kMaxRecordBytes);
+  } else {
+    Fail(ErrorKind::kCorrupt, "unknown codec " + std::to_string(static_cast<int>(codec_)));
   }
 }
 
@@ -81,6 +91,7 @@ bool SegmentReader::NextSpan() {
     }
     return false;
   }
+  if (block_) return NextBlockSpan();
   for (;;) {
     if (zs_ended_) return false;
     if (zs_.avail_in == 0) {
@@ -108,6 +119,34 @@ bool SegmentReader::NextSpan() {
       span_len_ = produced;
       span_pos_ = 0;
       return true;
+    }
+  }
+}
+
+bool SegmentReader::NextBlockSpan() {
+  uint64_t disk = source_->disk_length();
+  for (;;) {
+    const uint8_t* out;
+    size_t out_len;
+    switch (block_->Decode(&block_in_, &block_avail_, &out, &out_len)) {
+      case BlockDecoder::Step::kError:
+        return Fail(ErrorKind::kCorrupt, block_->error());
+      case BlockDecoder::Step::kOutput:
+        if (out_len == 0) continue;
+        span_ = out;
+        span_len_ = out_len;
+        span_pos_ = 0;
+        return true;
+      case BlockDecoder::Step::kNeedInput:
+        if (disk_pulled_ == disk) {
+          if (!block_->AtBoundary())
+            return Fail(ErrorKind::kCorrupt, "truncated compressed stream");
+          return false;  // every on-disk byte decoded
+        }
+        if (!PullChunk()) return false;
+        block_in_ = chunk_.data();
+        block_avail_ = chunk_data_;
+        break;
     }
   }
 }
@@ -167,9 +206,9 @@ bool SegmentReader::CheckNothingFollows() {
 
 void SegmentReader::MaybePrefetch() {
   if (prefetched_ || disk_pulled_ >= source_->disk_length()) return;
-  size_t consumed = codec_ == Codec::kNone
-                        ? span_pos_
-                        : chunk_data_ - std::min<size_t>(chunk_data_, zs_.avail_in);
+  size_t unread = block_ ? block_avail_ : zs_.avail_in;
+  size_t consumed =
+      codec_ == Codec::kNone ? span_pos_ : chunk_data_ - std::min<size_t>(chunk_data_, unread);
   if (consumed * 2 >= chunk_data_) {
     prefetched_ = true;
     source_->Prefetch();

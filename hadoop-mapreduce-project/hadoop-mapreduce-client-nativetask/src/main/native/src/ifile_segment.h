@@ -4,7 +4,8 @@
 //   EOF marker: vint -1, vint -1
 //   CRC-32 (zlib polynomial) of all preceding on-disk bytes, 4 bytes big-endian
 // With codec zlib (DefaultCodec) records + EOF marker form one zlib stream and the CRC covers
-// the compressed bytes. Chunks are cut anywhere, so vints, records and even the CRC trailer
+// the compressed bytes; with Snappy or LZ4 they form Hadoop's block framing (block_codec.h),
+// likewise under the CRC. Chunks are cut anywhere, so vints, records and even the CRC trailer
 // straddle chunks. The CRC is checked as the last chunk arrives; nothing malformed crashes:
 // it ends the segment with an error.
 #ifndef HADOOP_ACCEL_JBS_IFILE_SEGMENT_H
@@ -14,9 +15,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "block_codec.h"
 #include "reducer_protocol.h"
 
 namespace hadoop_accel::jbs {
@@ -66,6 +69,7 @@ class SegmentReader {
   bool Fail(ErrorKind kind, std::string message);
   bool PullChunk();
   bool NextSpan();  // makes decoded bytes available; false at their end or on error
+  bool NextBlockSpan();
   bool Read(size_t n, const uint8_t** p);
   bool ReadVInt(int64_t* v);
   bool CheckNothingFollows();
@@ -98,6 +102,11 @@ class SegmentReader {
   bool zs_open_ = false;
   bool zs_ended_ = false;
   std::vector<uint8_t> inflated_;
+
+  // Snappy / LZ4: the block decoder and the unread rest of the current chunk's data.
+  std::unique_ptr<BlockDecoder> block_;
+  const uint8_t* block_in_ = nullptr;
+  size_t block_avail_ = 0;
 };
 
 }  // namespace hadoop_accel::jbs

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "block_codec.h"
 #include "ids.h"
 #include "job_auth.h"
 #include "segment_merger.h"
@@ -41,7 +42,7 @@ RegisterStatus AdmitRegister(const std::vector<uint8_t>& body, const uint8_t* no
     *message = "unsupported key type " + std::to_string(r.key_type);
     return RegisterStatus::kUnsupported;
   }
-  if (r.codec > static_cast<uint8_t>(Codec::kZlib)) {
+  if (r.codec > static_cast<uint8_t>(Codec::kLz4) || !CodecBuiltIn(static_cast<Codec>(r.codec))) {
     *message = "unsupported codec " + std::to_string(r.codec);
     return RegisterStatus::kUnsupported;
   }

@@ -53,7 +53,9 @@ constexpr size_t kMaxMessageLength = 1024;       // REGISTERED / FETCH_FAILED / 
 constexpr size_t kMaxReducerControlBody = 2048;  // every frame but DATA is far below this
 
 enum class KeyType : uint8_t { kText = 1, kBytesWritable = 2, kInt = 3, kLong = 4 };
-enum class Codec : uint8_t { kNone = 0, kZlib = 1 };
+// kSnappy, kLz4: Hadoop's SnappyCodec / Lz4Codec block framing (block_codec.h); a build
+// without the library refuses them at REGISTER (kUnsupported), and the reduce falls back.
+enum class Codec : uint8_t { kNone = 0, kZlib = 1, kSnappy = 2, kLz4 = 3 };
 
 enum class RegisterStatus : uint16_t {
   kOk = 0,

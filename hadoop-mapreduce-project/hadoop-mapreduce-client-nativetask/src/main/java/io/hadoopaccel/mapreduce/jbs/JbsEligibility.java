@@ -7,6 +7,8 @@ import org.apache.hadoop.io.Text;
 import org.apache.hadoop.io.WritableComparator;
 import org.apache.hadoop.io.compress.CompressionCodec;
 import org.apache.hadoop.io.compress.DefaultCodec;
+import org.apache.hadoop.io.compress.Lz4Codec;
+import org.apache.hadoop.io.compress.SnappyCodec;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapreduce.MRConfig;
 import org.apache.hadoop.mapreduce.MRJobConfig;
@@ -14,8 +16,10 @@ import org.apache.hadoop.mapreduce.TaskAttemptID;
 
 /**
  * What the NetMerger can merge (DESIGN.md §3): the raw comparisons of the registered
- * comparators of Text, BytesWritable, IntWritable and LongWritable, uncompressed or zlib
- * ({@link DefaultCodec}) map output, no intermediate encryption, no encrypted shuffle
+ * comparators of Text, BytesWritable, IntWritable and LongWritable, uncompressed, zlib
+ * ({@link DefaultCodec}), {@link SnappyCodec} or {@link Lz4Codec} map output (the last two
+ * only if the NetMerger was built with their libraries; otherwise REGISTER says so and the
+ * reduce falls back with FALLBACK_CODEC), no intermediate encryption, no encrypted shuffle
  * ({@code mapreduce.shuffle.ssl.enabled}: the daemons speak no TLS, so such jobs keep stock's
  * HTTPS fetches), and first attempts only (a retried reduce runs the fallback).
  */
@@ -56,7 +60,17 @@ public final class JbsEligibility {
     if (codec == null) {
       return ReducerProtocol.CODEC_NONE;
     }
-    return codec.getClass() == DefaultCodec.class ? ReducerProtocol.CODEC_ZLIB : -1;
+    Class<?> c = codec.getClass();
+    if (c == DefaultCodec.class) {
+      return ReducerProtocol.CODEC_ZLIB;
+    }
+    if (c == SnappyCodec.class) {
+      return ReducerProtocol.CODEC_SNAPPY;
+    }
+    if (c == Lz4Codec.class) {
+      return ReducerProtocol.CODEC_LZ4;
+    }
+    return -1;
   }
 
   /**
@@ -94,7 +108,7 @@ public final class JbsEligibility {
     }
     if (codec(codec) < 0) {
       return new JbsFallback(JbsCounter.FALLBACK_CODEC, "map output codec "
-          + codec.getClass().getName() + " is not supported (only none and DefaultCodec)");
+          + codec.getClass().getName() + " is not supported (only none, DefaultCodec, SnappyCodec and Lz4Codec)");
     }
     if (conf.getBoolean(MRJobConfig.MR_ENCRYPTED_INTERMEDIATE_DATA, false)) {
       return new JbsFallback(JbsCounter.FALLBACK_ENCRYPTION,

@@ -19,6 +19,9 @@ public final class JbsFallback {
   /** The reason of a native session that failed before its first merged record. */
   public static JbsFallback ofSessionFailure(Throwable t) {
     String why = t.getMessage() == null ? t.toString() : t.getMessage();
+    if (t instanceof CodecNotBuiltException) {
+      return new JbsFallback(JbsCounter.FALLBACK_CODEC, why);
+    }
     return new JbsFallback(t instanceof SupplierUnreachableException
         ? JbsCounter.FALLBACK_SUPPLIER_UNREACHABLE : JbsCounter.FALLBACK_NETMERGER, why);
   }

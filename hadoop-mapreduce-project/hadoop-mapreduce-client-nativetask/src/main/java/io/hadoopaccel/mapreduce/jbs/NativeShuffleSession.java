@@ -212,6 +212,12 @@ public final class NativeShuffleSession<K, V> implements ExceptionReporter,
         throw new IOException("NetMerger error " + ReducerProtocol.error(f));
       }
       ReducerProtocol.Registered r = ReducerProtocol.registered(f);
+      if (r.status == ReducerProtocol.STATUS_UNSUPPORTED
+          && codec > ReducerProtocol.CODEC_ZLIB) {
+        // The key type was checked before REGISTER; so the build lacks this codec's library.
+        throw new CodecNotBuiltException("the NetMerger was built without this codec: "
+            + r.message);
+      }
       if (r.status != 0) {
         throw new IOException("NetMerger refused REGISTER (status " + r.status + "): "
             + r.message);

@@ -46,6 +46,11 @@ public final class ReducerProtocol {
   /** codec values. */
   public static final int CODEC_NONE = 0;
   public static final int CODEC_ZLIB = 1;
+  /** Hadoop's SnappyCodec / Lz4Codec block framing; optional in a NetMerger build. */
+  public static final int CODEC_SNAPPY = 2;
+  public static final int CODEC_LZ4 = 3;
+  /** REGISTERED status: key type or codec not supported by this NetMerger. */
+  public static final int STATUS_UNSUPPORTED = 2;
 
   private ReducerProtocol() {}
 

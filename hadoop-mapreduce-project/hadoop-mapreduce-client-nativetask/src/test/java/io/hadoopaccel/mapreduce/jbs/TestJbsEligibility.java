@@ -16,6 +16,8 @@ import org.apache.hadoop.io.compress.BZip2Codec;
 import org.apache.hadoop.io.compress.CompressionCodec;
 import org.apache.hadoop.io.compress.DefaultCodec;
 import org.apache.hadoop.io.compress.GzipCodec;
+import org.apache.hadoop.io.compress.Lz4Codec;
+import org.apache.hadoop.io.compress.SnappyCodec;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.TaskAttemptID;
@@ -49,6 +51,17 @@ class TestJbsEligibility {
         false));
     assertEquals(ReducerProtocol.CODEC_NONE, JbsEligibility.codec(null));
     assertEquals(ReducerProtocol.CODEC_ZLIB, JbsEligibility.codec(new DefaultCodec()));
+    assertEquals(ReducerProtocol.CODEC_SNAPPY, JbsEligibility.codec(new SnappyCodec()));
+    assertEquals(ReducerProtocol.CODEC_LZ4, JbsEligibility.codec(new Lz4Codec()));
+    assertNull(JbsEligibility.fallback(conf(Text.class), new SnappyCodec(), FIRST, false));
+    assertNull(JbsEligibility.fallback(conf(Text.class), new Lz4Codec(), FIRST, false));
+  }
+
+  @Test
+  void aNetMergerWithoutTheCodecMeansFallbackCodec() {
+    JbsFallback f = JbsFallback.ofSessionFailure(
+        new CodecNotBuiltException("the NetMerger was built without this codec"));
+    assertEquals(JbsCounter.FALLBACK_CODEC, f.counter);
   }
 
   /** The reason's counter, after checking that the sentence contains {@code words}. */
