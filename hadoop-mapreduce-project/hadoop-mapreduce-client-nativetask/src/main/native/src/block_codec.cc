@@ -21,27 +21,23 @@ constexpr uint64_t kJavaIntMax = std::numeric_limits<int32_t>::max();
 constexpr uint64_t kMaxExpansion = 255;
 
 const char* CodecName(Codec codec) { return codec == Codec::kSnappy ? "snappy" : "lz4"; }
+
+#ifdef JBS_HAVE_SNAPPY
+constexpr bool kHaveSnappy = true;
+#else
+constexpr bool kHaveSnappy = false;
+#endif
+#ifdef JBS_HAVE_LZ4
+constexpr bool kHaveLz4 = true;
+#else
+constexpr bool kHaveLz4 = false;
+#endif
 }  // namespace
 
 bool CodecBuiltIn(Codec codec) {
-  switch (codec) {
-    case Codec::kNone:
-    case Codec::kZlib:
-      return true;
-    case Codec::kSnappy:
-#ifdef JBS_HAVE_SNAPPY
-      return true;
-#else
-      return false;
-#endif
-    case Codec::kLz4:
-#ifdef JBS_HAVE_LZ4
-      return true;
-#else
-      return false;
-#endif
-  }
-  return false;
+  if (codec == Codec::kSnappy) return kHaveSnappy;
+  if (codec == Codec::kLz4) return kHaveLz4;
+  return codec == Codec::kNone || codec == Codec::kZlib;
 }
 
 BlockDecoder::BlockDecoder(Codec codec, uint64_t compressed_length, uint64_t raw_bound)
@@ -50,7 +46,7 @@ BlockDecoder::BlockDecoder(Codec codec, uint64_t compressed_length, uint64_t raw
     Fail("codec " + std::to_string(static_cast<int>(codec_)) + " not built in");
 }
 
-BlockDecoder::Step BlockDecoder::Fail(std::string message) {
+BlockDecoder::Step BlockDecoder::Fail(const std::string& message) {
   if (state_ != State::kFailed) {
     state_ = State::kFailed;
     error_ = std::string(CodecName(codec_)) + " stream: " + message;
@@ -129,40 +125,55 @@ BlockDecoder::Step BlockDecoder::Decode(const uint8_t** in, size_t* avail, const
   }
 }
 
-BlockDecoder::Step BlockDecoder::DecodeChunk([[maybe_unused]] const uint8_t* data,
-                                             const uint8_t** out, size_t* out_len) {
-  // Unused when neither library is built in (CodecBuiltIn keeps such codecs from coming here).
-  [[maybe_unused]] uint64_t cap = std::min<uint64_t>(block_left_, uint64_t{chunk_length_} * kMaxExpansion + 16);
+BlockDecoder::Step BlockDecoder::DecodeChunk(const uint8_t* data, const uint8_t** out,
+                                             size_t* out_len) {
+  uint64_t cap = std::min<uint64_t>(block_left_, uint64_t{chunk_length_} * kMaxExpansion + 16);
   size_t produced = 0;
-  if (codec_ == Codec::kSnappy) {
-#ifdef JBS_HAVE_SNAPPY
-    size_t n = 0;
-    const char* src = reinterpret_cast<const char*>(data);
-    if (snappy_uncompressed_length(src, chunk_length_, &n) != SNAPPY_OK)
-      return Fail("corrupt chunk header");
-    if (n > cap) return Fail("chunk decodes past its block");
-    decoded_.resize(std::max<size_t>(n, 1));
-    if (snappy_uncompress(src, chunk_length_, reinterpret_cast<char*>(decoded_.data()), &n) !=
-        SNAPPY_OK)
-      return Fail("corrupt chunk");
-    produced = n;
-#endif
-  } else {
-#ifdef JBS_HAVE_LZ4
-    decoded_.resize(std::max<size_t>(static_cast<size_t>(cap), 1));
-    int n = LZ4_decompress_safe(reinterpret_cast<const char*>(data),
-                                reinterpret_cast<char*>(decoded_.data()),
-                                static_cast<int>(chunk_length_), static_cast<int>(cap));
-    if (n < 0) return Fail("corrupt chunk (or one that decodes past its block)");
-    produced = static_cast<size_t>(n);
-#endif
-  }
+  Step step = codec_ == Codec::kSnappy ? DecodeSnappy(data, cap, &produced)
+                                       : DecodeLz4(data, cap, &produced);
+  if (step == Step::kError) return step;
   block_left_ -= produced;
   raw_decoded_ += produced;
   state_ = block_left_ == 0 ? State::kBlockHeader : State::kChunkHeader;
   *out = decoded_.data();
   *out_len = produced;
   return Step::kOutput;
+}
+
+BlockDecoder::Step BlockDecoder::DecodeSnappy([[maybe_unused]] const uint8_t* data,
+                                              [[maybe_unused]] uint64_t cap,
+                                              [[maybe_unused]] size_t* produced) {
+#ifdef JBS_HAVE_SNAPPY
+  size_t n = 0;
+  const char* src = reinterpret_cast<const char*>(data);
+  if (snappy_uncompressed_length(src, chunk_length_, &n) != SNAPPY_OK)
+    return Fail("corrupt chunk header");
+  if (n > cap) return Fail("chunk decodes past its block");
+  decoded_.resize(std::max<size_t>(n, 1));
+  if (snappy_uncompress(src, chunk_length_, reinterpret_cast<char*>(decoded_.data()), &n) !=
+      SNAPPY_OK)
+    return Fail("corrupt chunk");
+  *produced = n;
+  return Step::kOutput;
+#else
+  return Fail("not built in");  // CodecBuiltIn keeps such segments from coming here
+#endif
+}
+
+BlockDecoder::Step BlockDecoder::DecodeLz4([[maybe_unused]] const uint8_t* data,
+                                           [[maybe_unused]] uint64_t cap,
+                                           [[maybe_unused]] size_t* produced) {
+#ifdef JBS_HAVE_LZ4
+  decoded_.resize(std::max<size_t>(static_cast<size_t>(cap), 1));
+  int n = LZ4_decompress_safe(reinterpret_cast<const char*>(data),
+                              reinterpret_cast<char*>(decoded_.data()),
+                              static_cast<int>(chunk_length_), static_cast<int>(cap));
+  if (n < 0) return Fail("corrupt chunk (or one that decodes past its block)");
+  *produced = static_cast<size_t>(n);
+  return Step::kOutput;
+#else
+  return Fail("not built in");  // CodecBuiltIn keeps such segments from coming here
+#endif
 }
 
 }  // namespace hadoop_accel::jbs

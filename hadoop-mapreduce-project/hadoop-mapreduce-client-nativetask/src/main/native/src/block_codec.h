@@ -39,9 +39,12 @@ class BlockDecoder {
 
  private:
   enum class State { kBlockHeader, kChunkHeader, kChunkBody, kEnded, kFailed };
-  Step Fail(std::string message);
+  Step Fail(const std::string& message);
   bool TakeHeader(const uint8_t** in, size_t* avail, uint32_t* value);
   Step DecodeChunk(const uint8_t* data, const uint8_t** out, size_t* out_len);
+  // One chunk of chunk_length_ bytes into decoded_, at most cap bytes; *produced is its size.
+  Step DecodeSnappy(const uint8_t* data, uint64_t cap, size_t* produced);
+  Step DecodeLz4(const uint8_t* data, uint64_t cap, size_t* produced);
 
   const Codec codec_;
   const uint64_t compressed_length_;
