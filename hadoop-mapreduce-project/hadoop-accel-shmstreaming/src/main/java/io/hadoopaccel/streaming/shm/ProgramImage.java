@@ -69,15 +69,49 @@ final class ProgramImage {
     if (maps.contains("libhadoop_shm")) {
       return Optional.of(true);
     }
-    if (maps.isEmpty()) {
-      return Optional.empty();
-    }
-    boolean dynamic = maps.contains("/ld-linux") || maps.contains("/ld-2.") || maps.contains("/ld-musl");
-    if (!dynamic) {
+    Optional<Boolean> dynamic = hasInterpreter(exe.get());
+    if (dynamic.isPresent() && !dynamic.get()) {
       return Optional.of(false); // a static binary: no loader, no preload
     }
+    // The loader maps LD_PRELOAD objects before the program's own libraries: libc without the
+    // shim means this image will not load it. (Maps alone cannot tell a static binary from one
+    // caught mid-exec, before the kernel mapped its loader: hence the ELF header above.)
     return maps.contains("/libc.so") || maps.contains("/libc-") || maps.contains("/libc.musl")
         ? Optional.of(false) : Optional.empty();
+  }
+
+  /**
+   * Whether the ELF executable at {@code path} names a program interpreter (PT_INTERP: a
+   * dynamic loader, hence LD_PRELOAD applies); empty when it cannot be read or is not ELF.
+   */
+  static Optional<Boolean> hasInterpreter(String path) {
+    byte[] head = new byte[4096];
+    int n;
+    try (java.io.InputStream in = Files.newInputStream(Paths.get(path))) {
+      n = in.readNBytes(head, 0, head.length);
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+    if (n < 52 || head[0] != 0x7f || head[1] != 'E' || head[2] != 'L' || head[3] != 'F') {
+      return Optional.empty();
+    }
+    java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(head, 0, n).order(
+        head[5] == 2 ? java.nio.ByteOrder.BIG_ENDIAN : java.nio.ByteOrder.LITTLE_ENDIAN);
+    boolean elf64 = head[4] == 2;
+    long phoff = elf64 ? b.getLong(32) : Integer.toUnsignedLong(b.getInt(28));
+    int phentsize = Short.toUnsignedInt(b.getShort(elf64 ? 54 : 42));
+    int phnum = Short.toUnsignedInt(b.getShort(elf64 ? 56 : 44));
+    final int ptInterp = 3;
+    for (int i = 0; i < phnum; i++) {
+      long at = phoff + (long) i * phentsize;
+      if (phentsize < 4 || at < 0 || at + 4 > n) {
+        return Optional.empty(); // headers beyond what was read: unknown
+      }
+      if (b.getInt((int) at) == ptInterp) {
+        return Optional.of(true);
+      }
+    }
+    return Optional.of(false);
   }
 
   private static Optional<String> exe(long pid) {
