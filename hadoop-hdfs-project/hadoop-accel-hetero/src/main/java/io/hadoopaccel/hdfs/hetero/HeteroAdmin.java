@@ -2,6 +2,7 @@ package io.hadoopaccel.hdfs.hetero;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -13,10 +14,13 @@ import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.conf.Configured;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.DFSUtil;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.mapreduce.Mapper;
+import org.apache.hadoop.hdfs.tools.DFSAdmin;
 import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
+import org.apache.hadoop.net.NetUtils;
 import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.util.ToolRunner;
 
@@ -41,7 +45,8 @@ public class HeteroAdmin extends Configured implements Tool {
       "Hadoop FileSystem URI such as hdfs://NAMESERVICE/system/hetero-profiles.conf, which",
       "every NameNode of an HA pair reads. NameNodes re-read it within",
       "hadoop.accel.hetero.profiles.reload.ms, or at once on",
-      "'hdfs dfsadmin -refresh NAMENODE_HOST:IPC_PORT hetero.profiles'.",
+      "'hdfs hetero refresh' (every NameNode) or",
+      "'hdfs dfsadmin -refresh NAMENODE_HOST:IPC_PORT hetero.profiles' (one).",
       "",
       "  list                          profiles, their ratios and shares, bound directories",
       "  show NAME                     ratio and share of each node of profile NAME",
@@ -57,6 +62,8 @@ public class HeteroAdmin extends Configured implements Tool {
       "          [-skip-missing] [-wait SECONDS] [-dry-run] [-D key=value]...",
       "                                measure: run CLASS (a new-API Mapper) over the HDFS FILE",
       "                                on every live DataNode, ratio = median time / fastest",
+      "  refresh                       make every NameNode of the configuration",
+      "                                ('hdfs getconf -nnRpcAddresses') re-read the profiles now",
       "  derive NAME -job JOB_ID... [-save]",
       "                                derive ratios from finished jobs' map throughput per",
       "                                node and compare them with profile NAME if it exists",
@@ -117,6 +124,9 @@ public class HeteroAdmin extends Configured implements Tool {
           return profile(rest);
         case "derive":
           return derive(rest);
+        case "refresh":
+          noMore(rest);
+          return refreshAll();
         case "-h":
         case "-help":
         case "--help":
@@ -137,6 +147,44 @@ public class HeteroAdmin extends Configured implements Tool {
       err.println("hetero: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
       return 1;
     }
+  }
+
+  // ---- refresh ----
+
+  /**
+   * Sends the profiles refresh to every NameNode the configuration names (each nameservice's
+   * every NameNode, as {@code hdfs getconf -nnRpcAddresses} lists them), one line each.
+   */
+  private int refreshAll() throws IOException {
+    List<String> addresses = new ArrayList<>();
+    for (Map<String, InetSocketAddress> ns
+        : DFSUtil.getNNServiceRpcAddressesForCluster(getConf()).values()) {
+      for (InetSocketAddress a : ns.values()) {
+        addresses.add(NetUtils.getHostPortString(a));
+      }
+    }
+    if (addresses.isEmpty()) {
+      err.println("hetero: no NameNode in the configuration (fs.defaultFS, dfs.nameservices)");
+      return 1;
+    }
+    int failed = 0;
+    for (String nn : addresses) {
+      out.println("refresh " + nn + ":");
+      int rc;
+      try {
+        rc = new DFSAdmin(getConf()).run(
+            new String[] {"-refresh", nn, HeteroPlacement.REFRESH_IDENTIFIER});
+      } catch (Exception e) {
+        err.println("hetero: refresh " + nn + ": " + e);
+        rc = 1;
+      }
+      if (rc != 0) {
+        failed++;
+      }
+    }
+    out.println("refreshed " + (addresses.size() - failed) + " of " + addresses.size()
+        + " NameNode(s)");
+    return failed == 0 ? 0 : 1;
   }
 
   // ---- list / show ----

@@ -416,6 +416,14 @@ class TestHeteroPlacement {
           new String[] {"-refresh", nnRpc, HeteroPlacement.REFRESH_IDENTIFIER}));
       assertEquals(2, pf.version());
       assertEquals("ha", pf.get().bindings().get("/ha2"));
+      // 'hdfs hetero refresh': every NameNode of the configuration, here the one.
+      AdminRun bind3 = AdminRun.of(c, "bind", "/ha3", "ha");
+      assertEquals(0, bind3.rc, bind3.out + bind3.err);
+      AdminRun all = AdminRun.of(c, "refresh");
+      assertEquals(0, all.rc, all.out + all.err);
+      assertTrue(all.out.contains("refreshed 1 of 1 NameNode(s)"), all.out);
+      assertEquals(3, pf.version());
+      assertEquals("ha", pf.get().bindings().get("/ha3"));
     } finally {
       RefreshRegistry.defaultRegistry().unregister(HeteroPlacement.REFRESH_IDENTIFIER, h);
     }
