@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hadoopaccel.minicluster.MiniHadoopClusterExtension;
 import io.hadoopaccel.minicluster.PairedJobs;
 import io.hadoopaccel.workloads.gen.ZipfText;
@@ -14,6 +16,9 @@ import io.hadoopaccel.workloads.util.SplitMix64;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.URL;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.util.EnumMap;
@@ -34,6 +39,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.io.compress.DefaultCodec;
+import org.apache.hadoop.io.compress.Lz4Codec;
 import org.apache.hadoop.io.compress.SnappyCodec;
 import org.apache.hadoop.mapreduce.Counters;
 import org.apache.hadoop.mapreduce.Job;
@@ -48,6 +54,7 @@ import org.apache.hadoop.mapreduce.TaskCounter;
 import org.apache.hadoop.mapreduce.task.reduce.JbsShuffle;
 import org.apache.hadoop.mapreduce.task.reduce.Shuffle;
 import org.apache.hadoop.util.Tool;
+import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -103,17 +110,6 @@ class TestJbsJobs {
   }
 
   @Test
-  void wordCountIsIdentical() throws Exception {
-    Path text = new Path("/wordcount/in");
-    writeZipfText(text, new int[] {300 << 10, 300 << 10, 300 << 10}, 7);
-    Map<Run, Counters> c = runBoth(TestJbsJobs::conf, WordCount::new,
-        r -> new String[] {"-nocombiner", "-r", "2", text.toString(),
-            out("/wordcount", r).toString()});
-    assertSameOutput(out("/wordcount", Run.STOCK), out("/wordcount", Run.JBS));
-    assertJbsRan(c, 3, 2);
-  }
-
-  @Test
   void teraSortIsIdenticalAndValidates() throws Exception {
     Path in = new Path("/terasort/in");
     Configuration genConf = conf(Run.STOCK);
@@ -140,33 +136,49 @@ class TestJbsJobs {
     assertTrue(report.contains("checksum\t" + Long.toHexString(checksum)), report::toString);
   }
 
-  @Test
-  void compressedMapOutputWithFourReducesIsIdentical() throws Exception {
-    compressedWordCount("/compressed", DefaultCodec.class, 4);
+  /** A codec's stock and JBS runs; all pairs run at once, one batch of jobs. */
+  private enum CodecRun {
+    STOCK_DEFAULT(Run.STOCK, DefaultCodec.class, 4), JBS_DEFAULT(Run.JBS, DefaultCodec.class, 4),
+    STOCK_SNAPPY(Run.STOCK, SnappyCodec.class, 2), JBS_SNAPPY(Run.JBS, SnappyCodec.class, 2),
+    STOCK_LZ4(Run.STOCK, Lz4Codec.class, 2), JBS_LZ4(Run.JBS, Lz4Codec.class, 2);
+
+    final Run run;
+    final Class<?> codec;
+    final int reduces;
+
+    CodecRun(Run run, Class<?> codec, int reduces) {
+      this.run = run;
+      this.codec = codec;
+      this.reduces = reduces;
+    }
   }
 
   /**
-   * Hadoop's SnappyCodec (snappy-java, BlockCompressorStream framing) decoded by the NetMerger.
-   * Lz4Codec has no such test: its lz4-java jar is neither in the tarball nor in the build's
-   * dependencies, so stock itself cannot run it here (the C++ tests cover its decoding).
+   * Compressed map output decoded by the NetMerger: DefaultCodec (zlib) with four reduces, and
+   * Hadoop's SnappyCodec (snappy-java) and Lz4Codec (lz4-java), both BlockCompressorStream
+   * framing: outputs identical to stock's, every reduce native.
    */
   @Test
-  void snappyMapOutputIsIdenticalAndMergedNatively() throws Exception {
-    compressedWordCount("/snappy", SnappyCodec.class, 2);
-  }
-
-  private void compressedWordCount(String base, Class<?> codec, int reduces) throws Exception {
-    Path text = new Path(base + "/in");
-    writeZipfText(text, new int[] {40 << 10, 200 << 10, 500 << 10}, 99);
-    Map<Run, Counters> c = runBoth(r -> {
-      Configuration conf = conf(r);
-      conf.setBoolean(MRJobConfig.MAP_OUTPUT_COMPRESS, true);
-      conf.set(MRJobConfig.MAP_OUTPUT_COMPRESS_CODEC, codec.getName());
-      return conf;
-    }, WordCount::new, r -> new String[] {"-nocombiner", "-r", Integer.toString(reduces),
-        text.toString(), out(base, r).toString()});
-    assertSameOutput(out(base, Run.STOCK), out(base, Run.JBS));
-    assertJbsRan(c, 3, reduces);
+  void compressedMapOutputIsIdenticalAndMergedNatively() throws Exception {
+    Path text = new Path("/codecs/in");
+    writeZipfText(text, new int[] {40 << 10, 200 << 10, 500 << 10}, 98);
+    Function<CodecRun, Path> outOf = r -> new Path("/codecs/out-" + r.name().toLowerCase());
+    Map<CodecRun, Counters> c = PairedJobs.runAtOnce(CLUSTER.getConfiguration(),
+        CodecRun.class, "jbs-codecs", r -> {
+          Configuration conf = conf(r.run);
+          conf.setBoolean(MRJobConfig.MAP_OUTPUT_COMPRESS, true);
+          conf.set(MRJobConfig.MAP_OUTPUT_COMPRESS_CODEC, r.codec.getName());
+          return conf;
+        }, WordCount::new, r -> new String[] {"-nocombiner", "-r", Integer.toString(r.reduces),
+            text.toString(), outOf.apply(r).toString()});
+    for (CodecRun[] pair : new CodecRun[][] {{CodecRun.STOCK_DEFAULT, CodecRun.JBS_DEFAULT},
+        {CodecRun.STOCK_SNAPPY, CodecRun.JBS_SNAPPY}, {CodecRun.STOCK_LZ4, CodecRun.JBS_LZ4}}) {
+      assertSameOutput(outOf.apply(pair[0]), outOf.apply(pair[1]));
+      Map<Run, Counters> byRun = new EnumMap<>(Run.class);
+      byRun.put(Run.STOCK, c.get(pair[0]));
+      byRun.put(Run.JBS, c.get(pair[1]));
+      assertJbsRan(byRun, 3, pair[0].reduces);
+    }
   }
 
   /** Stock; JBS falling back to stock Shuffle; JBS falling back to KISM (the chain). */
@@ -212,25 +224,30 @@ class TestJbsJobs {
   }
 
   /**
-   * The NodeManager's JbsShuffle metrics source on JMX (the beans /jmx serves), read before and
-   * after a JBS job: the supplier served, and the NetMerger fetched, exactly the job's shuffle
-   * bytes (one node: it is both ends of every fetch); the NetMerger merged them into streams
-   * no longer than that (uncompressed: the IFile trailers are not part of the stream).
+   * WordCount under JBS gives stock's output, and (native build) the NodeManager's JbsShuffle
+   * metrics source, read over HTTP from its /jmx before and after, shows that the supplier
+   * served, and the NetMerger fetched, exactly the job's shuffle bytes (one node: it is both
+   * ends of every fetch); the NetMerger merged them into streams no longer than that
+   * (uncompressed: the IFile trailers are not part of the stream).
    */
   @Test
-  void nodeManagerJmxShowsServedAndMergedBytes() throws Exception {
-    assumeTrue(NATIVES, "needs the daemons");
-    ObjectName bean = jbsBean();
-    Map<String, Long> before = freshJmx(bean);
-    assertEquals(1L, before.get("SupplierUp"));
-    assertEquals(1L, before.get("MergerUp"));
-    Path text = new Path("/jmx/in");
-    writeZipfText(text, new int[] {200 << 10, 200 << 10}, 11);
+  void wordCountIsIdenticalAndJmxShowsServedAndMergedBytes() throws Exception {
+    ObjectName bean = NATIVES ? jbsBean() : null;
+    Map<String, Long> before = NATIVES ? freshJmx(bean) : null;
+    if (NATIVES) {
+      assertEquals(1L, before.get("SupplierUp"));
+      assertEquals(1L, before.get("MergerUp"));
+    }
+    Path text = new Path("/wordcount/in");
+    writeZipfText(text, new int[] {300 << 10, 300 << 10, 300 << 10}, 7);
     Map<Run, Counters> c = runBoth(TestJbsJobs::conf, WordCount::new,
         r -> new String[] {"-nocombiner", "-r", "2", text.toString(),
-            out("/jmx", r).toString()});
-    assertSameOutput(out("/jmx", Run.STOCK), out("/jmx", Run.JBS));
-    assertJbsRan(c, 2, 2);
+            out("/wordcount", r).toString()});
+    assertSameOutput(out("/wordcount", Run.STOCK), out("/wordcount", Run.JBS));
+    assertJbsRan(c, 3, 2);
+    if (!NATIVES) {
+      return; // no daemons, no bytes to report
+    }
     long shuffled = c.get(Run.JBS).findCounter(TaskCounter.REDUCE_SHUFFLE_BYTES).getValue();
     Map<String, Long> after = freshJmx(bean);
     long served = after.get("SupplierBytesServed") - before.get("SupplierBytesServed");
@@ -249,6 +266,20 @@ class TestJbsJobs {
     assertEquals(0L, after.get("MergerFetchFailures") - before.get("MergerFetchFailures"));
     assertTrue(after.get("MergerFetchLatencyCount") > before.get("MergerFetchLatencyCount"));
     assertEquals(0L, after.get("MergerActiveSessions"));
+    // The same counters reach a metrics2 sink (src/test/resources/hadoop-metrics2.properties:
+    // the file sink of the shipped example, in the test JVM's working directory), one record
+    // per period.
+    String servedLine = "SupplierBytesServed=" + after.get("SupplierBytesServed");
+    java.nio.file.Path sinkFile = new File("nodemanager-jbs-metrics.out").toPath();
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while (!(Files.exists(sinkFile) && Files.readString(sinkFile).contains(servedLine))) {
+      assertTrue(System.nanoTime() < deadline, () -> "no '" + servedLine + "' in " + sinkFile);
+      Thread.sleep(200); // polling a file the sink appends to every period
+    }
+    // The example's source filter holds: nothing but JbsShuffle records.
+    for (String line : Files.readAllLines(sinkFile)) {
+      assertTrue(line.contains(" jbs." + JbsMetrics.SOURCE_NAME + ":"), line);
+    }
   }
 
   /** The one JbsShuffle bean of this JVM's NodeManager. */
@@ -261,24 +292,29 @@ class TestJbsJobs {
   }
 
   /**
-   * Every numeric attribute of the bean, read after its JMX cache expired: a read more than
+   * Every numeric attribute of the bean as the NodeManager's /jmx servlet serves it (what an
+   * operator or a scraper reads), fetched after the bean's JMX cache expired: a read more than
    * one metrics period (1 s in this module's test hadoop-metrics2.properties) after the
    * previous read refreshes it from the source.
    */
   private static Map<String, Long> freshJmx(ObjectName bean) throws Exception {
-    MBeanServer mbs = ManagementFactory.getPlatformMBeanServer();
-    mbs.getAttribute(bean, "SupplierUp");
+    NodeManager nm = CLUSTER.getMrCluster().getNodeManager(0);
+    URL url = new URL("http://" + nm.getNMContext().getNodeId().getHost() + ":"
+        + nm.getNMContext().getHttpPort() + "/jmx?qry="
+        + URLEncoder.encode(bean.toString(), StandardCharsets.UTF_8));
+    new ObjectMapper().readTree(url);
     long readAt = System.nanoTime();
     while (System.nanoTime() - readAt < 1_500_000_000L) {
       Thread.sleep(100); // the cache's expiry is a time, not an event to wait for
     }
+    JsonNode beans = new ObjectMapper().readTree(url).path("beans");
+    assertEquals(1, beans.size(), () -> url + ": " + beans);
     Map<String, Long> out = new java.util.HashMap<>();
-    for (javax.management.MBeanAttributeInfo a : mbs.getMBeanInfo(bean).getAttributes()) {
-      Object v = mbs.getAttribute(bean, a.getName());
-      if (v instanceof Number) {
-        out.put(a.getName(), ((Number) v).longValue());
+    beans.get(0).fields().forEachRemaining(f -> {
+      if (f.getValue().isNumber()) {
+        out.put(f.getKey(), f.getValue().longValue());
       }
-    }
+    });
     return out;
   }
 
