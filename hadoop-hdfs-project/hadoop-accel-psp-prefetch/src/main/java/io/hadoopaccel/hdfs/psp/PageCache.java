@@ -1,0 +1,166 @@
+package io.hadoopaccel.hdfs.psp;
+
+import com.sun.jna.Native;
+import com.sun.jna.Platform;
+import com.sun.jna.Pointer;
+import java.io.File;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The page cache of local files: preload a range (posix_fadvise WILLNEED, then a read-through so
+ * that "loaded" means resident), drop a file, count its resident bytes (mincore). Uses libc
+ * through JNA; without it, preloading is a plain read-through and residency is unknown (-1).
+ */
+public final class PageCache {
+  private static final Logger LOG = LoggerFactory.getLogger(PageCache.class);
+  private static final int O_RDONLY = 0;
+  private static final int PROT_READ = 1;
+  private static final int MAP_SHARED = 1;
+  private static final int POSIX_FADV_WILLNEED = 3;
+  private static final int POSIX_FADV_DONTNEED = 4;
+  private static final int SC_PAGESIZE = 30;
+  private static final int READ_BUFFER = 1 << 20;
+
+  private static final boolean NATIVE = LibC.load();
+  private static final long PAGE = NATIVE ? LibC.sysconf(SC_PAGESIZE) : 4096;
+
+  private PageCache() {}
+
+  /** Whether fadvise/mincore are available (Linux with JNA). */
+  public static boolean isNative() {
+    return NATIVE;
+  }
+
+  /**
+   * Brings {@code [offset, offset + length)} of {@code file} into the page cache and returns when
+   * it has been read once, i.e. is resident unless memory pressure evicted it since.
+   */
+  public static long preload(File file, long offset, long length) throws IOException {
+    if (NATIVE && length > 0) {
+      int fd = LibC.open(file.getPath(), O_RDONLY);
+      if (fd >= 0) {
+        try {
+          // Asks the kernel for the whole range at once; the read-through below then waits on
+          // I/O already queued instead of issuing it one readahead window at a time.
+          LibC.posix_fadvise(fd, offset, length, POSIX_FADV_WILLNEED);
+        } finally {
+          LibC.close(fd);
+        }
+      }
+    }
+    return readThrough(file, offset, length);
+  }
+
+  private static long readThrough(File file, long offset, long length) throws IOException {
+    long done = 0;
+    ByteBuffer buf = ByteBuffer.allocateDirect(READ_BUFFER);
+    try (FileChannel ch = FileChannel.open(file.toPath(), StandardOpenOption.READ)) {
+      while (done < length) {
+        buf.clear();
+        buf.limit((int) Math.min(buf.capacity(), length - done));
+        int n = ch.read(buf, offset + done);
+        if (n < 0) {
+          break;
+        }
+        done += n;
+      }
+    }
+    return done;
+  }
+
+  /** Writes back and drops {@code file}'s pages (tests start from a cold cache with this). */
+  public static void evict(File file) throws IOException {
+    if (!NATIVE) {
+      throw new IOException("page cache control needs libc through JNA");
+    }
+    try (FileChannel ch = FileChannel.open(file.toPath(), StandardOpenOption.READ)) {
+      ch.force(true);
+    }
+    int fd = LibC.open(file.getPath(), O_RDONLY);
+    if (fd < 0) {
+      throw new IOException("cannot open " + file);
+    }
+    try {
+      int rc = LibC.posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+      if (rc != 0) {
+        throw new IOException("posix_fadvise(DONTNEED) failed on " + file + ": " + rc);
+      }
+    } finally {
+      LibC.close(fd);
+    }
+  }
+
+  /** Bytes of {@code file} in the page cache (whole pages), or -1 if that cannot be told. */
+  public static long residentBytes(File file) {
+    long len = file.length();
+    if (!NATIVE) {
+      return -1;
+    }
+    if (len == 0) {
+      return 0;
+    }
+    int fd = LibC.open(file.getPath(), O_RDONLY);
+    if (fd < 0) {
+      return -1;
+    }
+    try {
+      Pointer addr = LibC.mmap(null, len, PROT_READ, MAP_SHARED, fd, 0);
+      if (Pointer.nativeValue(addr) == -1L) {
+        return -1;
+      }
+      try {
+        byte[] vec = new byte[(int) ((len + PAGE - 1) / PAGE)];
+        if (LibC.mincore(addr, len, vec) != 0) {
+          return -1;
+        }
+        long pages = 0;
+        for (byte b : vec) {
+          pages += b & 1;
+        }
+        return Math.min(len, pages * PAGE);
+      } finally {
+        LibC.munmap(addr, len);
+      }
+    } finally {
+      LibC.close(fd);
+    }
+  }
+
+  /** libc, directly mapped (64-bit Linux: size_t and off_t are Java longs). */
+  private static final class LibC {
+    static boolean load() {
+      if (!Platform.isLinux() || !Platform.is64Bit()) {
+        LOG.info("PSP page cache control off ({}): preloads read through, residency unknown",
+            System.getProperty("os.name"));
+        return false;
+      }
+      try {
+        Native.register(LibC.class, Platform.C_LIBRARY_NAME);
+        return true;
+      } catch (LinkageError e) {
+        LOG.info("PSP page cache control off (libc through JNA: {}): preloads read through", e
+            .toString());
+        return false;
+      }
+    }
+
+    static native int open(String path, int flags);
+
+    static native int close(int fd);
+
+    static native int posix_fadvise(int fd, long offset, long len, int advice);
+
+    static native Pointer mmap(Pointer addr, long length, int prot, int flags, int fd, long off);
+
+    static native int munmap(Pointer addr, long length);
+
+    static native int mincore(Pointer addr, long length, byte[] vec);
+
+    static native long sysconf(int name);
+  }
+}

@@ -1,0 +1,26 @@
+package io.hadoopaccel.mapreduce.psp;
+
+/** PSP's job counters (group {@code io.hadoopaccel.mapreduce.psp.PspCounter}). */
+public enum PspCounter {
+  /** Maps predicted to run next on a node (one prediction per map). */
+  PREDICTIONS,
+  /** Prefetch requests answered LOADED, and their bytes. */
+  PREFETCHES,
+  PREFETCHED_BYTES,
+  /** The map got a container on the predicted node after its input was loaded there. */
+  HITS,
+  /** The map got a container on the predicted node before its input was loaded. */
+  LATE_PREFETCHES,
+  /** The map got a container on another node. */
+  MISSES,
+  /** Bytes loaded for maps that then ran on another node. */
+  WASTED_PREFETCH_BYTES,
+  /** Requests the prefetcher refused: block token, full, or no local replica. */
+  PREFETCH_REFUSED,
+  /** Prefetch batches that failed: no prefetcher on the node, timeout, I/O error. */
+  PREFETCHER_UNREACHABLE,
+  /** Sum of |actual - predicted| launch time over the predictions that had a time, in ms. */
+  LAUNCH_ERROR_MS,
+  /** How many predictions {@link #LAUNCH_ERROR_MS} sums over. */
+  LAUNCH_ERROR_SAMPLES
+}

@@ -1,0 +1,273 @@
+package io.hadoopaccel.mapreduce.psp;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
+
+/**
+ * PSP's predictor (seed 003 section 4.2.4), free of YARN types so it can be tested alone. On
+ * every allocator heartbeat it is told which maps run where and how far they are; for each node
+ * it predicts when its running maps finish, which pending maps the node gets next (in the
+ * allocator's own order, {@link MapOrder}) and when, and asks that node's prefetcher to load
+ * their input as late as possible before that. When a map is placed it scores the prediction.
+ * Thread-safe: the allocator thread and the prefetch callbacks share it.
+ *
+ * @param <T> map (task attempt) id
+ */
+public final class PspPlanner<T> {
+  /** Loads a map's input on a node, asynchronously (never blocks the allocator). */
+  public interface Prefetcher<T> {
+    /** Asks {@code host} to preload {@code map}'s input; {@code done} gets the outcome. */
+    void prefetch(T map, String host, Consumer<Outcome> done);
+
+    /** {@code map} has been placed: {@code host} may stop holding its input. */
+    void release(T map, String host);
+  }
+
+  /** Where job counters go. */
+  public interface CounterSink {
+    void add(PspCounter counter, long value);
+  }
+
+  /** What a prefetch request batch achieved. */
+  public static final class Outcome {
+    final long loadedBytes;
+    final int loaded;
+    final int alreadyHeld;
+    final int refused;
+    final boolean unreachable;
+
+    public Outcome(long loadedBytes, int loaded, int alreadyHeld, int refused,
+        boolean unreachable) {
+      this.loadedBytes = loadedBytes;
+      this.loaded = loaded;
+      this.alreadyHeld = alreadyHeld;
+      this.refused = refused;
+      this.unreachable = unreachable;
+    }
+
+    boolean resident() {
+      return loaded + alreadyHeld > 0;
+    }
+  }
+
+  /** A running map as the allocator sees it. */
+  public static final class Running {
+    final long startMs;
+    final float progress;
+
+    public Running(long startMs, float progress) {
+      this.startMs = startMs;
+      this.progress = progress;
+    }
+  }
+
+  private enum State { WAITING, SENT, LOADED, FAILED }
+
+  private static final class Prediction {
+    final String host;
+    long launchMs;
+    State state = State.WAITING;
+    long loadedBytes;
+    /** Set when the map was placed: on another node if {@code missed}. */
+    boolean placed;
+    boolean missed;
+
+    Prediction(String host, long launchMs) {
+      this.host = host;
+      this.launchMs = launchMs;
+    }
+  }
+
+  /** Settings of the predictor (keys: {@code hadoop.accel.psp.*}). */
+  public static final class Settings {
+    final long aheadBytes;
+    final long leadMs;
+    final long bytesPerSec;
+    /** Most maps predicted ahead per running map (tiny splits). */
+    final int maxMapsPerSlot;
+
+    public Settings(long aheadBytes, long leadMs, long bytesPerSec, int maxMapsPerSlot) {
+      this.aheadBytes = aheadBytes;
+      this.leadMs = leadMs;
+      this.bytesPerSec = bytesPerSec;
+      this.maxMapsPerSlot = maxMapsPerSlot;
+    }
+  }
+
+  private final Settings settings;
+  private final Prefetcher<T> prefetcher;
+  private final ToLongFunction<T> bytesOf;
+  private final CounterSink sink;
+  private final MapOrder<T> order = new MapOrder<>();
+  private final Map<T, Prediction> predictions = new HashMap<>();
+  private final LaunchEstimate.MeanDuration mean = new LaunchEstimate.MeanDuration();
+  private final Map<PspCounter, Long> totals = new EnumMap<>(PspCounter.class);
+
+  public PspPlanner(Settings settings, Prefetcher<T> prefetcher, ToLongFunction<T> bytesOf,
+      CounterSink sink) {
+    this.settings = settings;
+    this.prefetcher = prefetcher;
+    this.bytesOf = bytesOf;
+    this.sink = sink;
+  }
+
+  /**
+   * A new map request with replica hosts {@code hosts}: returns the one host to request it on
+   * (see {@link MapOrder}), or null to leave it to the allocator (no hosts).
+   */
+  public synchronized String plan(T map, String[] hosts, List<String> racks) {
+    String host = hosts.length == 0 ? null : order.chooseHost(hosts);
+    order.add(map, host, racks);
+    return host;
+  }
+
+  /** The map's request was withdrawn before it got a container. */
+  public synchronized void withdraw(T map) {
+    order.remove(map);
+    Prediction p = predictions.remove(map);
+    if (p != null && p.state != State.WAITING) {
+      prefetcher.release(map, p.host);
+    }
+  }
+
+  /** A map attempt that ran to its end took {@code durationMs} from container to finish. */
+  public synchronized void finished(long durationMs) {
+    mean.add(durationMs);
+  }
+
+  /** {@code map} got a container on {@code host} at {@code nowMs}: score its prediction. */
+  public synchronized void placed(T map, String host, long nowMs) {
+    order.remove(map);
+    Prediction p = predictions.remove(map);
+    if (p == null) {
+      return;
+    }
+    p.placed = true;
+    if (p.launchMs != LaunchEstimate.UNKNOWN) {
+      count(PspCounter.LAUNCH_ERROR_MS, Math.abs(nowMs - p.launchMs));
+      count(PspCounter.LAUNCH_ERROR_SAMPLES, 1);
+    }
+    if (host.equals(p.host)) {
+      if (p.state == State.LOADED) {
+        count(PspCounter.HITS, 1);
+      } else if (p.state != State.FAILED) {
+        count(PspCounter.LATE_PREFETCHES, 1);
+      }
+    } else {
+      p.missed = true;
+      count(PspCounter.MISSES, 1);
+      count(PspCounter.WASTED_PREFETCH_BYTES, p.loadedBytes);
+    }
+    if (p.state == State.LOADED) {
+      prefetcher.release(map, p.host);
+    }
+  }
+
+  /**
+   * One prediction round: {@code running} maps per host; {@code rackOf} resolves a host's
+   * rack as the allocator does.
+   */
+  public synchronized void tick(long nowMs, Map<String, List<Running>> running,
+      Function<String, String> rackOf) {
+    for (Map.Entry<String, List<Running>> e : running.entrySet()) {
+      predictHost(e.getKey(), rackOf.apply(e.getKey()), e.getValue(), nowMs);
+    }
+  }
+
+  private void predictHost(String host, String rack, List<Running> maps, long nowMs) {
+    int slots = maps.size();
+    if (slots == 0) {
+      return;
+    }
+    long meanMs = mean.get();
+    List<Long> finishes = new ArrayList<>(slots);
+    for (Running r : maps) {
+      finishes.add(LaunchEstimate.finish(r.startMs, nowMs, r.progress, meanMs));
+    }
+    Collections.sort(finishes); // UNKNOWN (-1) first: those slots may free any moment
+    List<T> next = order.next(host, rack, slots * settings.maxMapsPerSlot, m -> {
+      Prediction p = predictions.get(m);
+      return p != null && !p.host.equals(host);
+    });
+    long bytesAhead = 0;
+    for (int i = 0; i < next.size(); i++) {
+      if (i >= slots && bytesAhead >= slots * settings.aheadBytes) {
+        break; // one map per slot, more while their input is below the bytes ahead
+      }
+      T m = next.get(i);
+      long bytes = bytesOf.applyAsLong(m);
+      bytesAhead += bytes;
+      long slotFree = finishes.get(i % slots);
+      long launch = i < slots || slotFree == LaunchEstimate.UNKNOWN || meanMs == 0
+          ? slotFree : slotFree + meanMs * (i / slots);
+      Prediction p = predictions.get(m);
+      if (p == null) {
+        p = new Prediction(host, launch);
+        predictions.put(m, p);
+        count(PspCounter.PREDICTIONS, 1);
+      } else if (p.state == State.WAITING) {
+        p.launchMs = launch; // refined until the request goes out
+      }
+      if (p.state == State.WAITING && nowMs >= LaunchEstimate.prefetchStart(
+          launch, bytes, settings.bytesPerSec, settings.leadMs, nowMs)) {
+        p.state = State.SENT;
+        Prediction sent = p;
+        prefetcher.prefetch(m, host, o -> outcome(m, sent, o));
+      }
+    }
+  }
+
+  private synchronized void outcome(T map, Prediction p, Outcome o) {
+    count(PspCounter.PREFETCHES, o.loaded);
+    count(PspCounter.PREFETCHED_BYTES, o.loadedBytes);
+    count(PspCounter.PREFETCH_REFUSED, o.refused);
+    count(PspCounter.PREFETCHER_UNREACHABLE, o.unreachable ? 1 : 0);
+    p.loadedBytes = o.loadedBytes;
+    p.state = o.resident() ? State.LOADED : State.FAILED;
+    if (p.placed && p.state == State.LOADED) {
+      // Placed while loading: on another node the load was for nothing.
+      if (p.missed) {
+        count(PspCounter.WASTED_PREFETCH_BYTES, o.loadedBytes);
+      }
+      prefetcher.release(map, p.host);
+    }
+  }
+
+  private void count(PspCounter c, long v) {
+    if (v != 0) {
+      totals.merge(c, v, Long::sum);
+      sink.add(c, v);
+    }
+  }
+
+  /** Totals so far (the job's summary line). */
+  public synchronized Map<PspCounter, Long> totals() {
+    return new EnumMap<>(totals);
+  }
+
+  /** One line: predictions, hits, late, misses, wasted bytes, mean launch error. */
+  public synchronized String summary() {
+    long samples = totals.getOrDefault(PspCounter.LAUNCH_ERROR_SAMPLES, 0L);
+    long err = totals.getOrDefault(PspCounter.LAUNCH_ERROR_MS, 0L);
+    return "PSP summary: predictions=" + get(PspCounter.PREDICTIONS)
+        + " hits=" + get(PspCounter.HITS)
+        + " late=" + get(PspCounter.LATE_PREFETCHES)
+        + " misses=" + get(PspCounter.MISSES)
+        + " prefetchedBytes=" + get(PspCounter.PREFETCHED_BYTES)
+        + " wastedBytes=" + get(PspCounter.WASTED_PREFETCH_BYTES)
+        + " refused=" + get(PspCounter.PREFETCH_REFUSED)
+        + " unreachable=" + get(PspCounter.PREFETCHER_UNREACHABLE)
+        + " meanLaunchErrorMs=" + (samples == 0 ? "n/a" : Long.toString(err / samples));
+  }
+
+  private long get(PspCounter c) {
+    return totals.getOrDefault(c, 0L);
+  }
+}

@@ -1,0 +1,171 @@
+package io.hadoopaccel.mapreduce.psp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/** Predictions, their timing, and how placements score them (hit, late, miss, waste). */
+class TestPspPlanner {
+  private static final long MB = 1L << 20;
+
+  /** Records requests; the test completes them when it wants. */
+  private static final class FakePrefetcher implements PspPlanner.Prefetcher<String> {
+    final List<String> sent = new ArrayList<>();
+    final List<Consumer<PspPlanner.Outcome>> pending = new ArrayList<>();
+    final List<String> released = new ArrayList<>();
+
+    @Override
+    public void prefetch(String map, String host, Consumer<PspPlanner.Outcome> done) {
+      sent.add(map + "@" + host);
+      pending.add(done);
+    }
+
+    @Override
+    public void release(String map, String host) {
+      released.add(map + "@" + host);
+    }
+
+    void loadAll(long bytes) {
+      for (Consumer<PspPlanner.Outcome> c : pending) {
+        c.accept(new PspPlanner.Outcome(bytes, 1, 0, 0, false));
+      }
+      pending.clear();
+    }
+  }
+
+  private final FakePrefetcher prefetcher = new FakePrefetcher();
+  private final Map<PspCounter, Long> counters = new EnumMap<>(PspCounter.class);
+
+  private PspPlanner<String> planner(long aheadBytes) {
+    // 100 MiB/s, 1 s lead; splits of 64 MiB (m*) or 1 MiB (s*).
+    return new PspPlanner<>(new PspPlanner.Settings(aheadBytes, 1_000, 100 * MB, 64),
+        prefetcher, m -> m.startsWith("s") ? MB : 64 * MB,
+        (c, v) -> counters.merge(c, v, Long::sum));
+  }
+
+  private long count(PspCounter c) {
+    return counters.getOrDefault(c, 0L);
+  }
+
+  private static Map<String, List<PspPlanner.Running>> running(String host, long start,
+      float progress) {
+    return Map.of(host, List.of(new PspPlanner.Running(start, progress)));
+  }
+
+  @Test
+  void waitsUntilReadTimePlusLeadBeforeThePredictedLaunch() {
+    PspPlanner<String> p = planner(0);
+    for (String m : new String[] {"m0", "m1", "m2"}) {
+      p.plan(m, new String[] {"h1"}, List.of("/r"));
+    }
+    p.placed("m0", "h1", 0);
+    // m0: 10 % at 1 s => finishes at 10 s; m1 (64 MiB = 0.64 s read + 1 s lead) at 8.36 s.
+    p.tick(1_000, running("h1", 0, 0.1f), h -> "/r");
+    assertEquals(1, count(PspCounter.PREDICTIONS));
+    assertTrue(prefetcher.sent.isEmpty(), "sent too early: " + prefetcher.sent);
+    p.tick(8_000, running("h1", 0, 0.8f), h -> "/r"); // 8 s / 0.8 = 10 s: start 8.36 s
+    assertTrue(prefetcher.sent.isEmpty(), "sent too early: " + prefetcher.sent);
+    p.tick(8_400, running("h1", 0, 0.84f), h -> "/r");
+    assertEquals(List.of("m1@h1"), prefetcher.sent);
+    prefetcher.loadAll(64 * MB);
+    p.placed("m1", "h1", 10_100);
+    assertEquals(1, count(PspCounter.HITS));
+    assertEquals(100, count(PspCounter.LAUNCH_ERROR_MS));
+    assertEquals(1, count(PspCounter.LAUNCH_ERROR_SAMPLES));
+    assertEquals(List.of("m1@h1"), prefetcher.released);
+  }
+
+  @Test
+  void unknownFinishPrefetchesAtOnceOneMapPerSlot() {
+    PspPlanner<String> p = planner(0);
+    for (String m : new String[] {"m0", "m1", "m2"}) {
+      p.plan(m, new String[] {"h1"}, List.of("/r"));
+    }
+    p.placed("m0", "h1", 0);
+    p.tick(100, running("h1", 0, 0f), h -> "/r");
+    assertEquals(List.of("m1@h1"), prefetcher.sent);
+    // Placed before its input was loaded: late, not a hit.
+    p.placed("m1", "h1", 500);
+    assertEquals(1, count(PspCounter.LATE_PREFETCHES));
+    assertEquals(0, count(PspCounter.HITS));
+  }
+
+  @Test
+  void tinySplitsAreFetchedSeveralMapsAhead() {
+    PspPlanner<String> p = planner(4 * MB);
+    for (int i = 0; i < 10; i++) {
+      p.plan("s" + i, new String[] {"h1"}, List.of("/r"));
+    }
+    p.placed("s0", "h1", 0);
+    p.tick(100, running("h1", 0, 0f), h -> "/r");
+    // 1 MiB each, 4 MiB ahead for the one slot: four maps.
+    assertEquals(List.of("s1@h1", "s2@h1", "s3@h1", "s4@h1"), prefetcher.sent);
+  }
+
+  @Test
+  void aMapPlacedElsewhereIsAMissAndItsBytesAreWasted() {
+    PspPlanner<String> p = planner(0);
+    p.plan("m0", new String[] {"h1"}, List.of("/r"));
+    p.plan("m1", new String[] {"h1", "h2"}, List.of("/r"));
+    p.plan("m2", new String[] {"h2"}, List.of("/r"));
+    p.placed("m0", "h1", 0);
+    p.tick(100, running("h1", 0, 0f), h -> "/r");
+    assertEquals(List.of("m1@h1"), prefetcher.sent);
+    prefetcher.loadAll(64 * MB);
+    p.placed("m1", "h2", 1_000); // the wrong prediction
+    assertEquals(1, count(PspCounter.MISSES));
+    assertEquals(64 * MB, count(PspCounter.WASTED_PREFETCH_BYTES));
+    assertEquals(0, count(PspCounter.HITS));
+    assertEquals(List.of("m1@h1"), prefetcher.released);
+  }
+
+  @Test
+  void aMissWhileStillLoadingIsWastedWhenTheLoadEnds() {
+    PspPlanner<String> p = planner(0);
+    p.plan("m0", new String[] {"h1"}, List.of("/r"));
+    p.plan("m1", new String[] {"h1"}, List.of("/r"));
+    p.placed("m0", "h1", 0);
+    p.tick(100, running("h1", 0, 0f), h -> "/r");
+    p.placed("m1", "h2", 200);
+    assertEquals(0, count(PspCounter.WASTED_PREFETCH_BYTES));
+    prefetcher.loadAll(64 * MB);
+    assertEquals(64 * MB, count(PspCounter.WASTED_PREFETCH_BYTES));
+    assertEquals(List.of("m1@h1"), prefetcher.released);
+  }
+
+  @Test
+  void aMapPredictedForOneNodeIsNotPredictedForAnother() {
+    PspPlanner<String> p = planner(0);
+    p.plan("m0", new String[] {"h1"}, List.of("/r"));
+    p.plan("m1", new String[] {"h2"}, List.of("/r"));
+    p.plan("m2", new String[] {"h3"}, List.of("/r"));
+    p.placed("m0", "h1", 0);
+    // h1 has nothing local left: it would get m1 (rack order) ...
+    p.tick(100, running("h1", 0, 0f), h -> "/r");
+    assertEquals(List.of("m1@h1"), prefetcher.sent);
+    // ... so h4, with nothing local either, is predicted the next one, m2.
+    p.tick(100, running("h4", 0, 0f), h -> "/r");
+    assertEquals(List.of("m1@h1", "m2@h4"), prefetcher.sent);
+    assertEquals(2, count(PspCounter.PREDICTIONS));
+  }
+
+  @Test
+  void unreachablePrefetcherIsCountedAndNeverAHit() {
+    PspPlanner<String> p = planner(0);
+    p.plan("m0", new String[] {"h1"}, List.of("/r"));
+    p.plan("m1", new String[] {"h1"}, List.of("/r"));
+    p.placed("m0", "h1", 0);
+    p.tick(100, running("h1", 0, 0f), h -> "/r");
+    prefetcher.pending.get(0).accept(new PspPlanner.Outcome(0, 0, 0, 0, true));
+    p.placed("m1", "h1", 1_000);
+    assertEquals(1, count(PspCounter.PREFETCHER_UNREACHABLE));
+    assertEquals(0, count(PspCounter.HITS) + count(PspCounter.LATE_PREFETCHES));
+    assertTrue(p.summary().contains("unreachable=1"), p.summary());
+  }
+}
