@@ -12,6 +12,8 @@ Steps (see dev-support/TESTBEDS.md for the sizes):
   xie-hetero    placement: placement_ab.py, Grep and WordCount on stock vs ratio placement
   coomr         kism-terasort, kism-adjacencylist: ab.py stock vs KISM
 The feature drivers bring up their own cluster; HACC_TESTBED=NAME makes it the preset's.
+Every run, stock and feature, gets the preset's JOB_ARGS (the seed's reduce count: 2 per node
+for jbs and coomr).
 
 Resumable: a step (or a driver's workload) whose results.json (placement: README.md) exists is
 skipped, so after an interruption the same command goes on where it stopped. While a step runs,
@@ -58,6 +60,15 @@ SIZES = {
     "coomr": {"terasort": "1500m", "wordcount": "1500m", "grep": "1500m", "adjacencylist": "340m"},
 }
 CALIBRATION = ("terasort", "wordcount", "grep")
+# Job options every run of a preset gets, stock and feature alike: the seeds' reduce counts.
+# JBS/CooMR ran 2 reduces per node (001 §V: "4 maps + 2 reduces"); the 003 testbeds ran
+# Hadoop 0.20's default of one reduce, which is also stock's default here.
+JOB_ARGS = {
+    "xie-hetero": "",
+    "xie-psp": "",
+    "jbs": "-Dmapreduce.job.reduces=8",
+    "coomr": "-Dmapreduce.job.reduces=8",
+}
 JBS_WORKLOADS = ("terasort", "selfjoin", "invertedindex", "adjacencylist")
 
 
@@ -267,7 +278,8 @@ def main() -> int:
     out = (args.out or REPO / "target/testbed" / tb).resolve()
     sizes = {w: scaled(s, args.size_scale) for w, s in SIZES[tb].items()}
     knobs = preset(tb)
-    env = dict(os.environ, HACC_TESTBED=tb)
+    job_args = JOB_ARGS[tb]
+    env = dict(os.environ, HACC_TESTBED=tb, JOB_ARGS=job_args)  # JOB_ARGS: jbs_ab.sh's
     ab = [
         sys.executable,
         str(HERE / "ab.py"),
@@ -300,6 +312,8 @@ def main() -> int:
                     "stock",
                     "--b-name",
                     "stock",
+                    f"--a-args={job_args}",
+                    f"--b-args={job_args}",
                     "--out",
                     str(d),
                 ],
@@ -354,6 +368,7 @@ def main() -> int:
                     str(args.warmup),
                     "--workloads",
                     "grep,wordcount",
+                    "--drop-caches",
                     "--out",
                     str(d),
                 ],
@@ -379,9 +394,10 @@ def main() -> int:
                         str(args.warmup),
                         "--a-name",
                         "stock",
+                        f"--a-args={job_args}",
                         "--b-name",
                         "kism",
-                        f"--b-args={KISM}",
+                        f"--b-args={job_args} {KISM}",
                         "--out",
                         str(d),
                     ],

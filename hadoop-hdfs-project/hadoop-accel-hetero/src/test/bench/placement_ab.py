@@ -6,7 +6,7 @@ and by computing-ratio profiles, then Grep and WordCount A/B (ab.py) on each pla
                   [--cpu 1.0,0.5,0.3,0.3,0.3] [--bw 1gbit] [--size 512m] [--block 16m]
                   [-n 3] [--warmup 1] [--workloads grep,wordcount] [--also even,all-in-c]
                   [--ratios nominal|FILE] [--emu-conf NAME=VALUE@FILE]...
-                  [--out DIR] [--keep-cluster]
+                  [--out DIR] [--keep-cluster] [--drop-caches]
                   [--cluster-env FILE] [--smoke]
 
 Brings up `emu-cluster` with one worker per CPU share, replication 1 and the placement policy on
@@ -25,6 +25,8 @@ placement, ab.py stock vs that one (one pair). Writes OUT/README.md (summary), O
 --cluster-env FILE: a running emulated cluster (one worker per --cpu share) already started with
 the policy, replication 1 and hadoop.accel.hetero.profiles.file=<its work dir>/hetero-profiles.conf
 (as dev-support/bin/bench-smoke brings up); it is left running.
+--drop-caches: ab.py drops the page cache before every run (a testbed's measurement: the nodes
+then read their input from their throttled disks).
 --smoke: 2 MB in 1 MB blocks, grep only, one pair, no warm-up (what CI runs).
 """
 
@@ -105,6 +107,9 @@ def main() -> int:
         help="extra NAME=VALUE@FILE for emu-cluster, e.g. a scheduler setting (repeatable)",
     )
     ap.add_argument("--keep-cluster", action="store_true")
+    ap.add_argument(
+        "--drop-caches", action="store_true", help="drop the page cache before every run"
+    )
     ap.add_argument(
         "--cluster-env", help="cluster.env of a running emulated cluster set up for placement"
     )
@@ -217,6 +222,7 @@ def main() -> int:
                     "--out",
                     str(dest),
                 ]
+                + (["--drop-caches"] if args.drop_caches else [])
             ).returncode
             res = json.loads((dest / "results.json").read_text()) if rc == 0 else None
             rows.append((w, b, n, rc, res))
