@@ -16,7 +16,12 @@ difference look like 1 s. Wall times to the exit are kept in the JSON too.
 
   hadoop-mapreduce-project/hadoop-accel-shmstreaming/src/test/bench/shm_local_ab.py \
       HADOOP_HOME OUT_DIR
-      [--mb 64] [--rounds 5] [--suite python|c|inmem|grep|index] [--smoke]
+      [--mb 64] [--rounds 5] [--suite python|c|inmem|grep|index|cat|wrapped] [--smoke]
+
+Suites cat and wrapped are unmodified programs under `-io shm` (the task preloads the shim
+itself): `cat` as mapper and reducer, and the stdlib WordCount scripts started through a bash
+wrapper that execs the interpreter (as pyenv, conda and virtualenv shims do), each against the
+same command over pipes.
 
 --smoke: pipes against the rings (inmem suite's first two variants) on 1 MB, one round, no
 warm-up (what CI runs).
@@ -50,8 +55,11 @@ GREP_REGEX = "w1[0-9]*7"
 PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
 
 
-def suites(home: Path) -> dict[str, list[tuple[str, list[str], dict]]]:
-    """name -> [(variant, streaming args, extra environment)]; the first variant is the base."""
+def suites(home: Path, wrapper: Path) -> dict[str, list[tuple[str, list[str], dict]]]:
+    """name -> [(variant, streaming args, extra environment)]; the first variant is the base.
+
+    wrapper: a bash script that execs the Python interpreter with its arguments.
+    """
     shm = home / "share/hadoop/tools/shmstreaming"
     ex = shm / "examples"
     shim = f"env LD_PRELOAD={home}/lib/native/libhadoop_shm_preload.so "
@@ -74,7 +82,21 @@ def suites(home: Path) -> dict[str, list[tuple[str, list[str], dict]]]:
         f"{PYTHON} {shm}/python/examples/inverted_index_reducer.py",
     )
 
+    wrapped = job(
+        f"{wrapper} {STDLIB_PY}/wordcount_mapper.py", f"{wrapper} {STDLIB_PY}/wordcount_reducer.py"
+    )
+
     return {
+        # Unmodified programs: no shim in the command, no API; over the rings the task preloads
+        # the shim into the program, through any exec chain.
+        "cat": [
+            ("cat-pipes", job("cat", "cat"), {}),
+            ("cat-shm", ["-io", "shm"] + job("cat", "cat"), {}),
+        ],
+        "wrapped": [
+            ("wrapped-py-pipes", wrapped, {}),
+            ("wrapped-py-shm", ["-io", "shm"] + wrapped, {}),
+        ],
         # WordCount in Python: unmodified stdlib scripts over pipes (unbuffered, and buffered as
         # the control), the same scripts over the rings through the preload shim, and the
         # two-line-changed scripts over the rings.
@@ -325,7 +347,11 @@ def main() -> None:
     ap.add_argument("out", type=Path)
     ap.add_argument("--mb", type=int, default=64)
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--suite", choices=["python", "c", "inmem", "grep", "index"], default="python")
+    ap.add_argument(
+        "--suite",
+        choices=["python", "c", "inmem", "grep", "index", "cat", "wrapped"],
+        default="python",
+    )
     ap.add_argument(
         "--smoke", action="store_true", help="pipes vs rings, 1 MB, one round, no warm-up (CI)"
     )
@@ -339,7 +365,10 @@ def main() -> None:
     inp = out / f"input-{a.mb}m"
     if not inp.exists():
         generate(inp, a.mb)
-    variants = suites(home)[a.suite][: 2 if a.smoke else None]
+    wrapper = out / "python-wrapper.sh"
+    wrapper.write_text(f'#!/bin/bash\nexec {PYTHON} "$@"\n')
+    wrapper.chmod(0o755)
+    variants = suites(home, wrapper)[a.suite][: 2 if a.smoke else None]
     times: dict[str, list[float]] = {v[0]: [] for v in variants}
     walls: dict[str, list[float]] = {v[0]: [] for v in variants}
     digests: dict[str, set] = {v[0]: set() for v in variants}
