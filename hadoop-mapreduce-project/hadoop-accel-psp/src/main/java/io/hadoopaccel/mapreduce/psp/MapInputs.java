@@ -9,6 +9,7 @@ import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.protocol.DatanodeInfo;
 import org.apache.hadoop.hdfs.protocol.ExtendedBlock;
 import org.apache.hadoop.hdfs.protocol.LocatedBlock;
 import org.apache.hadoop.io.Text;
@@ -55,9 +56,9 @@ public final class MapInputs {
     return index < meta.length ? meta[index].getInputDataLength() : 0;
   }
 
-  /** Prefetch requests covering map {@code index}'s input, block by block. */
-  public List<PrefetchRequest> requests(int index) throws IOException {
-    List<PrefetchRequest> out = new ArrayList<>();
+  /** Prefetch requests covering map {@code index}'s input, block by block, with their hosts. */
+  public List<InputBlock> requests(int index) throws IOException {
+    List<InputBlock> out = new ArrayList<>();
     for (Range r : ranges(readSplit(meta[index].getSplitIndex()))) {
       FileSystem fs = r.path.getFileSystem(conf);
       if (!(fs instanceof DistributedFileSystem) || r.length <= 0) {
@@ -71,9 +72,14 @@ public final class MapInputs {
         long from = Math.max(r.start, lb.getStartOffset());
         long to = Math.min(end, lb.getStartOffset() + b.getNumBytes());
         if (to > from) {
-          out.add(new PrefetchRequest(PrefetchRequest.Op.PREFETCH, b.getBlockPoolId(),
-              b.getBlockId(), b.getGenerationStamp(), from - lb.getStartOffset(), to - from,
-              lb.getBlockToken()));
+          DatanodeInfo[] locations = lb.getLocations();
+          String[] hosts = new String[locations.length];
+          for (int i = 0; i < hosts.length; i++) {
+            hosts[i] = locations[i].getHostName(); // as the split's hosts name them
+          }
+          out.add(new InputBlock(new PrefetchRequest(PrefetchRequest.Op.PREFETCH,
+              b.getBlockPoolId(), b.getBlockId(), b.getGenerationStamp(),
+              from - lb.getStartOffset(), to - from, lb.getBlockToken()), hosts));
         }
       }
     }

@@ -8,6 +8,7 @@ import io.hadoopaccel.hdfs.psp.PspConfigKeys;
 import java.io.IOException;
 import java.security.PrivilegedExceptionAction;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -23,7 +24,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Sends the planner's prefetches to the nodes' prefetchers from a few threads of its own, as the
- * AM's user (its block tokens). A node whose prefetcher did not answer is skipped for a while,
+ * AM's user (its block tokens). A block the predicted node has no replica of is loaded on a node
+ * that has one, from whose memory the map's remote read is then served. A node whose prefetcher did not answer is skipped for a while,
  * so a dead prefetcher costs one timeout, not one per map; nothing here ever blocks the
  * allocator.
  *
@@ -36,24 +38,36 @@ public final class PrefetchDispatcher<T> implements PspPlanner.Prefetcher<T>, Au
 
   /** A map's prefetch requests. */
   public interface Requests<T> {
-    List<PrefetchRequest> of(T map) throws IOException;
+    List<InputBlock> of(T map) throws IOException;
   }
 
-  private final PrefetchClient client;
+  /** Sends one node a batch (the prefetch protocol's client; tests pass a fake). */
+  interface Transport {
+    List<PrefetchReply> send(String host, List<PrefetchRequest> batch) throws IOException;
+  }
+
+  private final Transport transport;
   private final Requests<T> requests;
   private final UserGroupInformation ugi;
   private final long deadForMs;
   private final ThreadPoolExecutor pool;
-  private final Map<T, List<PrefetchRequest>> sent = new ConcurrentHashMap<>();
+  /** Per map, the requests each node answered LOADED (it holds them until released). */
+  private final Map<T, Map<String, List<PrefetchRequest>>> sent = new ConcurrentHashMap<>();
   private final Map<String, Long> deadUntil = new ConcurrentHashMap<>();
 
   public PrefetchDispatcher(Configuration conf, Requests<T> requests, UserGroupInformation ugi) {
-    this.client = new PrefetchClient(conf);
+    this(new PrefetchClient(conf)::send, requests, ugi,
+        AccelConfiguration.getInt(conf, PspConfigKeys.PREFETCH_TIMEOUT_MS),
+        AccelConfiguration.getInt(conf, PspConfigKeys.CLIENT_THREADS));
+  }
+
+  PrefetchDispatcher(Transport transport, Requests<T> requests, UserGroupInformation ugi,
+      int timeoutMs, int threads) {
+    this.transport = transport;
     this.requests = requests;
     this.ugi = ugi;
     // A failed node is retried after ten timeouts.
-    this.deadForMs = 10L * AccelConfiguration.getInt(conf, PspConfigKeys.PREFETCH_TIMEOUT_MS);
-    int threads = AccelConfiguration.getInt(conf, PspConfigKeys.CLIENT_THREADS);
+    this.deadForMs = 10L * timeoutMs;
     this.pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
         new ArrayBlockingQueue<>(QUEUE), r -> {
           Thread t = new Thread(r, "psp-prefetch-client");
@@ -72,30 +86,48 @@ public final class PrefetchDispatcher<T> implements PspPlanner.Prefetcher<T>, Au
     }
   }
 
-  private PspPlanner.Outcome send(T map, String host) {
-    Long until = deadUntil.get(host);
-    if (until != null && until > System.currentTimeMillis()) {
+  /**
+   * Loads {@code map}'s blocks for a run on {@code host}: each on {@code host} when it holds a
+   * replica, else on a replica's node ({@link InputBlock#loadOn}), one batch per node.
+   */
+  PspPlanner.Outcome send(T map, String host) {
+    List<InputBlock> blocks;
+    try {
+      blocks = ugi.doAs((PrivilegedExceptionAction<List<InputBlock>>) () -> requests.of(map));
+    } catch (IOException e) {
+      LOG.debug("PSP cannot list the input of {}: {}", map, e.toString());
+      return new PspPlanner.Outcome(0, 0, 0, 1, false);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
       return new PspPlanner.Outcome(0, 0, 0, 0, true);
     }
-    try {
-      List<PrefetchRequest> batch = ugi.doAs(
-          (PrivilegedExceptionAction<List<PrefetchRequest>>) () -> requests.of(map));
-      if (batch.isEmpty()) {
-        return new PspPlanner.Outcome(0, 0, 0, 0, false);
+    Map<String, List<PrefetchRequest>> byNode = new LinkedHashMap<>();
+    for (InputBlock b : blocks) {
+      byNode.computeIfAbsent(b.loadOn(host), h -> new ArrayList<>()).add(b.request);
+    }
+    long bytes = 0;
+    int loaded = 0;
+    int held = 0;
+    int refused = 0;
+    int remote = 0;
+    boolean unreachable = false;
+    Map<String, List<PrefetchRequest>> holding = new LinkedHashMap<>();
+    for (Map.Entry<String, List<PrefetchRequest>> e : byNode.entrySet()) {
+      String node = e.getKey();
+      List<PrefetchRequest> batch = e.getValue();
+      List<PrefetchReply> replies = sendTo(node, batch);
+      if (replies == null) {
+        unreachable = true;
+        continue;
       }
-      List<PrefetchReply> replies = client.send(host, batch);
-      long bytes = 0;
-      int loaded = 0;
-      int held = 0;
-      int refused = 0;
-      List<PrefetchRequest> holding = new ArrayList<>();
       for (int i = 0; i < replies.size(); i++) {
         PrefetchReply r = replies.get(i);
         switch (r.status) {
           case LOADED:
             loaded++;
             bytes += r.bytes;
-            holding.add(batch.get(i));
+            remote += node.equals(host) ? 0 : 1;
+            holding.computeIfAbsent(node, h -> new ArrayList<>()).add(batch.get(i));
             break;
           case ALREADY_HELD:
             held++;
@@ -104,41 +136,53 @@ public final class PrefetchDispatcher<T> implements PspPlanner.Prefetcher<T>, Au
             refused++;
         }
       }
-      sent.put(map, holding);
-      deadUntil.remove(host);
-      return new PspPlanner.Outcome(bytes, loaded, held, refused, false);
+    }
+    sent.put(map, holding);
+    return new PspPlanner.Outcome(bytes, loaded, held, refused, unreachable, remote);
+  }
+
+  /** One node's replies, or null when it did not answer (it is skipped for a while). */
+  private List<PrefetchReply> sendTo(String node, List<PrefetchRequest> batch) {
+    Long until = deadUntil.get(node);
+    if (until != null && until > System.currentTimeMillis()) {
+      return null;
+    }
+    try {
+      List<PrefetchReply> replies = transport.send(node, batch);
+      deadUntil.remove(node);
+      return replies;
     } catch (IOException e) {
-      if (deadUntil.put(host, System.currentTimeMillis() + deadForMs) == null) {
-        LOG.info("PSP: no prefetcher answers on {} ({}); its maps read as stock", host,
+      if (deadUntil.put(node, System.currentTimeMillis() + deadForMs) == null) {
+        LOG.info("PSP: no prefetcher answers on {} ({}); its maps read as stock", node,
             e.toString());
       }
-      return new PspPlanner.Outcome(0, 0, 0, 0, true);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new PspPlanner.Outcome(0, 0, 0, 0, true);
+      return null;
     }
   }
 
   @Override
   public void release(T map, String host) {
-    List<PrefetchRequest> held = sent.remove(map);
-    if (held == null || held.isEmpty()) {
+    Map<String, List<PrefetchRequest>> held = sent.remove(map);
+    if (held == null) {
       return;
     }
-    List<PrefetchRequest> releases = new ArrayList<>(held.size());
-    for (PrefetchRequest r : held) {
-      releases.add(r.toRelease());
-    }
-    try {
-      pool.execute(() -> {
-        try {
-          client.send(host, releases);
-        } catch (IOException e) {
-          LOG.debug("PSP release on {} failed (its hold expires): {}", host, e.toString());
-        }
-      });
-    } catch (RejectedExecutionException e) {
-      // the node's hold expires on its own
+    for (Map.Entry<String, List<PrefetchRequest>> e : held.entrySet()) {
+      List<PrefetchRequest> releases = new ArrayList<>(e.getValue().size());
+      for (PrefetchRequest r : e.getValue()) {
+        releases.add(r.toRelease());
+      }
+      try {
+        pool.execute(() -> {
+          try {
+            transport.send(e.getKey(), releases);
+          } catch (IOException ex) {
+            LOG.debug("PSP release on {} failed (its hold expires): {}", e.getKey(),
+                ex.toString());
+          }
+        });
+      } catch (RejectedExecutionException ex) {
+        // the node's hold expires on its own
+      }
     }
   }
 

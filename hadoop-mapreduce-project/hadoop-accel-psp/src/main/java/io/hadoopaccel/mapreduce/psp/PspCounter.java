@@ -7,6 +7,8 @@ public enum PspCounter {
   /** Prefetch requests answered LOADED, and their bytes. */
   PREFETCHES,
   PREFETCHED_BYTES,
+  /** Of PREFETCHES, those loaded on a replica's node because the predicted one had none. */
+  REMOTE_PREFETCHES,
   /** The map got a container on the predicted node after its input was loaded there. */
   HITS,
   /** The map got a container on the predicted node before its input was loaded. */
@@ -15,7 +17,7 @@ public enum PspCounter {
   MISSES,
   /** Bytes loaded for maps that then ran on another node. */
   WASTED_PREFETCH_BYTES,
-  /** Requests the prefetcher refused: block token, full, or no local replica. */
+  /** Requests refused (block token, full, replica gone) or whose input could not be listed. */
   PREFETCH_REFUSED,
   /** Prefetch batches that failed: no prefetcher on the node, timeout, I/O error. */
   PREFETCHER_UNREACHABLE,

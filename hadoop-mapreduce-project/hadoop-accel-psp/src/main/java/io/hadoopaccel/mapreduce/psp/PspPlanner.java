@@ -42,14 +42,22 @@ public final class PspPlanner<T> {
     final int alreadyHeld;
     final int refused;
     final boolean unreachable;
+    /** Of {@code loaded}, those loaded on a replica's node other than the predicted one. */
+    final int remote;
 
     public Outcome(long loadedBytes, int loaded, int alreadyHeld, int refused,
         boolean unreachable) {
+      this(loadedBytes, loaded, alreadyHeld, refused, unreachable, 0);
+    }
+
+    public Outcome(long loadedBytes, int loaded, int alreadyHeld, int refused,
+        boolean unreachable, int remote) {
       this.loadedBytes = loadedBytes;
       this.loaded = loaded;
       this.alreadyHeld = alreadyHeld;
       this.refused = refused;
       this.unreachable = unreachable;
+      this.remote = remote;
     }
 
     boolean resident() {
@@ -226,6 +234,7 @@ public final class PspPlanner<T> {
 
   private synchronized void outcome(T map, Prediction p, Outcome o) {
     count(PspCounter.PREFETCHES, o.loaded);
+    count(PspCounter.REMOTE_PREFETCHES, o.remote);
     count(PspCounter.PREFETCHED_BYTES, o.loadedBytes);
     count(PspCounter.PREFETCH_REFUSED, o.refused);
     count(PspCounter.PREFETCHER_UNREACHABLE, o.unreachable ? 1 : 0);

@@ -4,6 +4,7 @@ import java.util.function.Supplier;
 import org.apache.hadoop.mapreduce.v2.app.job.Job;
 import org.apache.hadoop.mapreduce.v2.app.rm.ContainerAllocator;
 import org.apache.hadoop.mapreduce.v2.app.rm.ContainerAllocatorEvent;
+import org.apache.hadoop.mapreduce.v2.app.rm.RMCommunicator;
 import org.apache.hadoop.mapreduce.v2.app.rm.RMHeartbeatHandler;
 import org.apache.hadoop.service.AbstractService;
 import org.apache.hadoop.service.Service;
@@ -22,6 +23,9 @@ final class PspAllocatorRouter extends AbstractService
   private final Supplier<ContainerAllocator> psp;
   private final AppContext context;
   private volatile ContainerAllocator chosen;
+  /** What the AM told us before an allocator was chosen (null: nothing). */
+  private Boolean signalled;
+  private Boolean shouldUnregister;
 
   PspAllocatorRouter(ContainerAllocator stock, Supplier<ContainerAllocator> psp,
       AppContext context) {
@@ -41,8 +45,40 @@ final class PspAllocatorRouter extends AbstractService
       chosen = psp.get();
     }
     ((Service) chosen).init(getConfig());
+    synchronized (this) {
+      forward();
+    }
     ((Service) chosen).start();
     super.serviceStart();
+  }
+
+  /**
+   * The AM was signalled (SIGTERM): stock's shutdown hook tells its own router this, which it
+   * cannot see behind ours, so PSP's AM forwards it here.
+   */
+  synchronized void setSignalled(boolean value) {
+    signalled = value;
+    forward();
+  }
+
+  /** Whether the allocator unregisters at stop: only on the AM's last attempt. */
+  synchronized void setShouldUnregister(boolean value) {
+    shouldUnregister = value;
+    forward();
+  }
+
+  // Reaches PSP's allocator only: stock's router (uber jobs) is private to MRAppMaster.
+  private void forward() {
+    ContainerAllocator c = chosen;
+    if (c instanceof RMCommunicator) {
+      RMCommunicator r = (RMCommunicator) c;
+      if (signalled != null) {
+        r.setSignalled(signalled);
+      }
+      if (shouldUnregister != null) {
+        r.setShouldUnregister(shouldUnregister);
+      }
+    }
   }
 
   @Override

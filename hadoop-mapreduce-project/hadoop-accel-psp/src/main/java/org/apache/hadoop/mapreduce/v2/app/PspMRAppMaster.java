@@ -31,14 +31,35 @@ public class PspMRAppMaster extends MRAppMaster {
     super(appAttemptId, containerId, nmHost, nmPort, nmHttpPort, appSubmitTime);
   }
 
+  private volatile PspAllocatorRouter router;
+
   @Override
   protected ContainerAllocator createContainerAllocator(ClientService clientService,
       AppContext context) {
     // Uber jobs run their maps inside the AM: nothing to predict, the stock router decides.
-    return new PspAllocatorRouter(super.createContainerAllocator(clientService, context),
+    router = new PspAllocatorRouter(super.createContainerAllocator(clientService, context),
         () -> new PspContainerAllocator(clientService, context,
             createPreemptionPolicy(getConfig())),
         context);
+    return router;
+  }
+
+  /** Stock tells its own router; ours must hear it too, or a non-last attempt unregisters. */
+  @Override
+  public void notifyIsLastAMRetry(boolean isLastAMRetry) {
+    super.notifyIsLastAMRetry(isLastAMRetry);
+    PspAllocatorRouter r = router;
+    if (r != null) {
+      r.setShouldUnregister(isLastAMRetry);
+    }
+  }
+
+  /** What stock's shutdown hook does to its router, for ours: runs just before that hook. */
+  private void signalled() {
+    PspAllocatorRouter r = router;
+    if (r != null) {
+      r.setSignalled(true);
+    }
   }
 
   /** The AM's entry point: what MRAppMaster's main does, with this class. */
@@ -51,6 +72,7 @@ public class PspMRAppMaster extends MRAppMaster {
           Long.parseLong(env(ApplicationConstants.APP_SUBMIT_TIME_ENV)));
       ShutdownHookManager.get().addShutdownHook(new MRAppMasterShutdownHook(am),
           SHUTDOWN_HOOK_PRIORITY);
+      ShutdownHookManager.get().addShutdownHook(am::signalled, SHUTDOWN_HOOK_PRIORITY + 1);
       JobConf conf = new JobConf(new YarnConfiguration());
       conf.addResource(new Path(MRJobConfig.JOB_CONF_FILE));
       MRWebAppUtil.initialize(conf);
