@@ -10,6 +10,8 @@ Steps (see dev-support/TESTBEDS.md for the sizes):
   jbs           jbs-<rate>: jbs_ab.sh at the preset's 1 GigE and 10 GigE link rates, TeraSort,
                 SelfJoin, InvertedIndex, AdjacencyList
   xie-hetero    placement: placement_ab.py, Grep and WordCount on stock vs ratio placement
+  xie-psp       psp-grep, psp-wordcount: ab.py stock vs PSP on one text input (the preset's
+                cluster runs PSP's prefetcher plugin on every DataNode, idle for stock jobs)
   coomr         kism-terasort, kism-adjacencylist: ab.py stock vs KISM
 The feature drivers bring up their own cluster; HACC_TESTBED=NAME makes it the preset's.
 Every run, stock and feature, gets the preset's JOB_ARGS (the seed's reduce count: 2 per node
@@ -43,6 +45,17 @@ WORK = Path(os.environ.get("TMPDIR", "/tmp")) / "hacc-emu-matrix"
 WORK_DIRS = [WORK, Path("/tmp/hacc-emu"), Path(os.environ.get("TMPDIR", "/tmp")) / "hacc-emu-jbs"]
 KISM = (
     "-Dmapreduce.job.reduce.shuffle.consumer.plugin.class=io.hadoopaccel.mapreduce.kism.KismShuffle"
+)
+# PSP: the DataNodes' prefetcher (cluster-wide, idle unless a PSP AM asks) and, per job, the AM
+# class after stock's default AM heap; the planner told the preset's disk rate (5.5 MB/s).
+PSP_CLUSTER = [
+    "--conf",
+    "dfs.datanode.plugins=org.apache.hadoop.hdfs.server.datanode.PspPrefetchPlugin@hdfs-site.xml",
+]
+PSP = (
+    "-Dyarn.app.mapreduce.am.command-opts="
+    "'-Xmx1024m org.apache.hadoop.mapreduce.v2.app.PspMRAppMaster'"
+    " -Dhadoop.accel.psp.read.bytes.per.sec=5m"
 )
 
 # Input sizes per preset (TESTBEDS.md: the seed's per-node data times S, times the nodes).
@@ -374,6 +387,35 @@ def main() -> int:
                 ],
             )
         )
+    if tb == "xie-psp":
+        for w in ("grep", "wordcount"):
+            d = out / f"psp-{w}"
+            steps.append(
+                (
+                    f"psp-{w}",
+                    (d / "results.json").exists(),
+                    True,
+                    ab
+                    + [
+                        "--workload",
+                        w,
+                        "--size",
+                        sizes[w],
+                        "-n",
+                        str(args.pairs),
+                        "--warmup",
+                        str(args.warmup),
+                        "--a-name",
+                        "stock",
+                        f"--a-args={job_args}",
+                        "--b-name",
+                        "psp",
+                        f"--b-args={job_args} {PSP}",
+                        "--out",
+                        str(d),
+                    ],
+                )
+            )
     if tb == "coomr":
         for w in ("terasort", "adjacencylist"):
             d = out / f"kism-{w}"
@@ -426,7 +468,9 @@ def main() -> int:
                 continue
             if own and not up:
                 subprocess.run(
-                    [str(EMU), "up", "--testbed", tb, "--work-dir", str(WORK)], check=True
+                    [str(EMU), "up", "--testbed", tb, "--work-dir", str(WORK)]
+                    + (PSP_CLUSTER if tb == "xie-psp" else []),
+                    check=True,
                 )
                 up = True
             elif not own and up:

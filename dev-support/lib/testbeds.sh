@@ -26,6 +26,17 @@ testbed_common() {
   )
 }
 
+# Hadoop 0.20's 2 map slots per node (seed 003's nodes): 768 MB map containers in 2048 MB, so
+# two maps fill a node's map share and its other 512 MB take the AM or one reduce (0.20 ran
+# its JobTracker on the master). The heap stays what a 384 MB container gets (0.8 x 384).
+two_map_slots() {
+  nm_memory=2048
+  extra+=(
+    "mapreduce.map.memory.mb=768@mapred-site.xml"
+    "mapreduce.map.java.opts=-Xmx307m@mapred-site.xml"
+  )
+}
+
 # testbed_apply NAME: the preset's knobs (emu-cluster's variables) and site settings.
 testbed_apply() {
   testbed=$1
@@ -35,16 +46,18 @@ testbed_apply() {
       # Seed 003 Tables 3.3/3.4: nodes A..E, Grep computing ratios 1 : 2 : 3.3 : 3.3 : 3.3.
       # D = 1.38 (node A, a 2 x 1 GHz Core 2 Duo = 0.69 of our cores, gets 0.5). S = 1.
       nodes=5 cpu=0.5,0.25,0.15,0.15,0.15 bw=725mbit
-      disk_read=43m disk_write=40m memory=2900m nm_memory=1536 vcores=4
+      disk_read=43m disk_write=40m memory=3412m vcores=4
       testbed_common
+      two_map_slots
       extra+=("dfs.blocksize=64m@hdfs-site.xml")
       ;;
     xie-psp)
       # Seed 003 Tables 4.1/5.1: 2 x dual-core Xeon 2.4 GHz (3.3 of our cores), 2 GB, one SATA
       # disk, 1 GigE, replication 1, 64 MB blocks. D = 11.0, S = 1/4.
       nodes=4 cpu=0.3 bw=91mbit
-      disk_read=5.5m disk_write=5m memory=2320m nm_memory=1536 vcores=4 replication=1
+      disk_read=5.5m disk_write=5m memory=2832m vcores=4 replication=1
       testbed_common
+      two_map_slots
       extra+=("dfs.blocksize=16m@hdfs-site.xml")
       ;;
     jbs)
