@@ -387,12 +387,18 @@ def main() -> int:
                 ],
             )
         )
-    if tb == "xie-psp":
-        for w in ("grep", "wordcount"):
-            d = out / f"psp-{w}"
+    # Feature steps that are one ab.py A/B on the matrix's own cluster: stock vs FEATURE.
+    ab_features = {
+        "xie-psp": ("psp", PSP, ("grep", "wordcount")),
+        "coomr": ("kism", KISM, ("terasort", "adjacencylist")),
+    }
+    if tb in ab_features:
+        feature, feature_args, workloads = ab_features[tb]
+        for w in workloads:
+            d = out / f"{feature}-{w}"
             steps.append(
                 (
-                    f"psp-{w}",
+                    f"{feature}-{w}",
                     (d / "results.json").exists(),
                     True,
                     ab
@@ -409,37 +415,8 @@ def main() -> int:
                         "stock",
                         f"--a-args={job_args}",
                         "--b-name",
-                        "psp",
-                        f"--b-args={job_args} {PSP}",
-                        "--out",
-                        str(d),
-                    ],
-                )
-            )
-    if tb == "coomr":
-        for w in ("terasort", "adjacencylist"):
-            d = out / f"kism-{w}"
-            steps.append(
-                (
-                    f"kism-{w}",
-                    (d / "results.json").exists(),
-                    True,
-                    ab
-                    + [
-                        "--workload",
-                        w,
-                        "--size",
-                        sizes[w],
-                        "-n",
-                        str(args.pairs),
-                        "--warmup",
-                        str(args.warmup),
-                        "--a-name",
-                        "stock",
-                        f"--a-args={job_args}",
-                        "--b-name",
-                        "kism",
-                        f"--b-args={job_args} {KISM}",
+                        feature,
+                        f"--b-args={job_args} {feature_args}",
                         "--out",
                         str(d),
                     ],
