@@ -22,4 +22,15 @@ public final class InputBlock {
   String loadOn(String host) {
     return replicaHosts.isEmpty() || replicaHosts.contains(host) ? host : replicaHosts.get(0);
   }
+
+  /**
+   * The node a map on {@code host} reads this block from, as far as the AM can know: its own
+   * replica, else the only replica's node; "" when the client may pick any of several.
+   */
+  String readFrom(String host) {
+    if (replicaHosts.isEmpty() || replicaHosts.contains(host)) {
+      return host;
+    }
+    return replicaHosts.size() == 1 ? replicaHosts.get(0) : "";
+  }
 }

@@ -51,8 +51,8 @@ public final class PrefetchDispatcher<T> implements PspPlanner.Prefetcher<T>, Au
   private final UserGroupInformation ugi;
   private final long deadForMs;
   private final ThreadPoolExecutor pool;
-  /** Per map, the requests each node answered LOADED (it holds them until released). */
-  private final Map<T, Map<String, List<PrefetchRequest>>> sent = new ConcurrentHashMap<>();
+  /** Per map, the blocks each node answered LOADED (it holds them until released). */
+  private final Map<T, Map<String, List<InputBlock>>> sent = new ConcurrentHashMap<>();
   private final Map<String, Long> deadUntil = new ConcurrentHashMap<>();
 
   public PrefetchDispatcher(Configuration conf, Requests<T> requests, UserGroupInformation ugi) {
@@ -101,9 +101,9 @@ public final class PrefetchDispatcher<T> implements PspPlanner.Prefetcher<T>, Au
       Thread.currentThread().interrupt();
       return new PspPlanner.Outcome(0, 0, 0, 0, true);
     }
-    Map<String, List<PrefetchRequest>> byNode = new LinkedHashMap<>();
+    Map<String, List<InputBlock>> byNode = new LinkedHashMap<>();
     for (InputBlock b : blocks) {
-      byNode.computeIfAbsent(b.loadOn(host), h -> new ArrayList<>()).add(b.request);
+      byNode.computeIfAbsent(b.loadOn(host), h -> new ArrayList<>()).add(b);
     }
     long bytes = 0;
     int loaded = 0;
@@ -111,11 +111,15 @@ public final class PrefetchDispatcher<T> implements PspPlanner.Prefetcher<T>, Au
     int refused = 0;
     int remote = 0;
     boolean unreachable = false;
-    Map<String, List<PrefetchRequest>> holding = new LinkedHashMap<>();
-    for (Map.Entry<String, List<PrefetchRequest>> e : byNode.entrySet()) {
+    Map<String, List<InputBlock>> holding = new LinkedHashMap<>();
+    for (Map.Entry<String, List<InputBlock>> e : byNode.entrySet()) {
       String node = e.getKey();
-      List<PrefetchRequest> batch = e.getValue();
-      List<PrefetchReply> replies = sendTo(node, batch);
+      List<InputBlock> batch = e.getValue();
+      List<PrefetchRequest> requests = new ArrayList<>(batch.size());
+      for (InputBlock b : batch) {
+        requests.add(b.request);
+      }
+      List<PrefetchReply> replies = sendTo(node, requests);
       if (replies == null) {
         unreachable = true;
         continue;
@@ -161,15 +165,28 @@ public final class PrefetchDispatcher<T> implements PspPlanner.Prefetcher<T>, Au
   }
 
   @Override
+  public long readOnLoadedNode(T map, String runHost) {
+    long bytes = 0;
+    for (Map.Entry<String, List<InputBlock>> e : sent.getOrDefault(map, Map.of()).entrySet()) {
+      for (InputBlock b : e.getValue()) {
+        if (b.readFrom(runHost).equals(e.getKey())) {
+          bytes += b.request.length;
+        }
+      }
+    }
+    return bytes;
+  }
+
+  @Override
   public void release(T map, String host) {
-    Map<String, List<PrefetchRequest>> held = sent.remove(map);
+    Map<String, List<InputBlock>> held = sent.remove(map);
     if (held == null) {
       return;
     }
-    for (Map.Entry<String, List<PrefetchRequest>> e : held.entrySet()) {
+    for (Map.Entry<String, List<InputBlock>> e : held.entrySet()) {
       List<PrefetchRequest> releases = new ArrayList<>(e.getValue().size());
-      for (PrefetchRequest r : e.getValue()) {
-        releases.add(r.toRelease());
+      for (InputBlock b : e.getValue()) {
+        releases.add(b.request.toRelease());
       }
       try {
         pool.execute(() -> {

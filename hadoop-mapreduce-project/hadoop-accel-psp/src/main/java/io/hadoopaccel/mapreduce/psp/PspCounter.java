@@ -15,7 +15,9 @@ public enum PspCounter {
   LATE_PREFETCHES,
   /** The map got a container on another node. */
   MISSES,
-  /** Bytes loaded for maps that then ran on another node. */
+  /** Of MISSES, maps that still read loaded bytes where they were loaded (their replica's node). */
+  MISSES_READING_PREFETCHED,
+  /** Bytes loaded for maps that then ran on another node and did not read them there. */
   WASTED_PREFETCH_BYTES,
   /** Requests refused (block token, full, replica gone) or whose input could not be listed. */
   PREFETCH_REFUSED,

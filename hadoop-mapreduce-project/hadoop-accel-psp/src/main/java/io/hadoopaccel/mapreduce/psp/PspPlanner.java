@@ -2,10 +2,14 @@ package io.hadoopaccel.mapreduce.psp;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
@@ -28,6 +32,14 @@ public final class PspPlanner<T> {
 
     /** {@code map} has been placed: {@code host} may stop holding its input. */
     void release(T map, String host);
+
+    /**
+     * Of the bytes loaded for {@code map}, those a run on {@code runHost} reads where they were
+     * loaded (e.g. a remote read of a block whose only replica's node loaded it).
+     */
+    default long readOnLoadedNode(T map, String runHost) {
+      return 0;
+    }
   }
 
   /** Where job counters go. */
@@ -79,13 +91,14 @@ public final class PspPlanner<T> {
   private enum State { WAITING, SENT, LOADED, FAILED }
 
   private static final class Prediction {
-    final String host;
+    String host;
     long launchMs;
     State state = State.WAITING;
     long loadedBytes;
-    /** Set when the map was placed: on another node if {@code missed}. */
+    /** Set when the map was placed: on another node, {@code runHost}, if {@code missed}. */
     boolean placed;
     boolean missed;
+    String runHost;
 
     Prediction(String host, long launchMs) {
       this.host = host;
@@ -170,8 +183,11 @@ public final class PspPlanner<T> {
       }
     } else {
       p.missed = true;
+      p.runHost = host;
       count(PspCounter.MISSES, 1);
-      count(PspCounter.WASTED_PREFETCH_BYTES, p.loadedBytes);
+      if (p.state == State.LOADED) {
+        missed(map, p);
+      }
     }
     if (p.state == State.LOADED) {
       prefetcher.release(map, p.host);
@@ -180,55 +196,97 @@ public final class PspPlanner<T> {
 
   /**
    * One prediction round: {@code running} maps per host; {@code rackOf} resolves a host's
-   * rack as the allocator does.
+   * rack as the allocator does. The hosts' slots are replayed in the order they are predicted
+   * to free, each taking the next map as the stock allocator would hand it (its node-local
+   * maps, then its rack's, then any), so a host that runs out of local maps is predicted the
+   * rack's head map that it will really be given, and the map's own host is not.
    */
   public synchronized void tick(long nowMs, Map<String, List<Running>> running,
       Function<String, String> rackOf) {
+    long meanMs = mean.get();
+    PriorityQueue<Slots> queue = new PriorityQueue<>(
+        Comparator.comparingLong((Slots q) -> q.nextFree(meanMs)).thenComparing(q -> q.host));
     for (Map.Entry<String, List<Running>> e : running.entrySet()) {
-      predictHost(e.getKey(), rackOf.apply(e.getKey()), e.getValue(), nowMs);
+      if (!e.getValue().isEmpty()) {
+        queue.add(new Slots(e.getKey(), rackOf.apply(e.getKey()), e.getValue(), nowMs, meanMs));
+      }
+    }
+    Set<T> taken = new HashSet<>();
+    while (!queue.isEmpty()) {
+      Slots q = queue.poll();
+      if (q.taken >= q.slots() && q.bytesAhead >= q.slots() * settings.aheadBytes
+          || q.taken >= q.slots() * settings.maxMapsPerSlot) {
+        continue; // one map per slot, more while their input is below the bytes ahead
+      }
+      List<T> next = order.next(q.host, q.rack, 1, m -> taken.contains(m) || sentElsewhere(m,
+          q.host));
+      if (next.isEmpty()) {
+        continue;
+      }
+      T m = next.get(0);
+      taken.add(m);
+      long launch = q.nextFree(meanMs);
+      long bytes = bytesOf.applyAsLong(m);
+      q.taken++;
+      q.bytesAhead += bytes;
+      predict(m, q.host, launch, bytes, nowMs);
+      queue.add(q);
     }
   }
 
-  private void predictHost(String host, String rack, List<Running> maps, long nowMs) {
-    int slots = maps.size();
-    if (slots == 0) {
+  /** A map whose prefetch already went to another host keeps that prediction. */
+  private boolean sentElsewhere(T m, String host) {
+    Prediction p = predictions.get(m);
+    return p != null && p.state != State.WAITING && !p.host.equals(host);
+  }
+
+  private void predict(T m, String host, long launch, long bytes, long nowMs) {
+    Prediction p = predictions.get(m);
+    if (p == null) {
+      p = new Prediction(host, launch);
+      predictions.put(m, p);
+      count(PspCounter.PREDICTIONS, 1);
+    } else if (p.state == State.WAITING) {
+      p.host = host; // refined until the request goes out
+      p.launchMs = launch;
+    } else {
       return;
     }
-    long meanMs = mean.get();
-    List<Long> finishes = new ArrayList<>(slots);
-    for (Running r : maps) {
-      finishes.add(LaunchEstimate.finish(r.startMs, nowMs, r.progress, meanMs));
+    if (nowMs >= LaunchEstimate.prefetchStart(
+        launch, bytes, settings.bytesPerSec, settings.leadMs, nowMs)) {
+      p.state = State.SENT;
+      Prediction sent = p;
+      prefetcher.prefetch(m, host, o -> outcome(m, sent, o));
     }
-    Collections.sort(finishes); // UNKNOWN (-1) first: those slots may free any moment
-    List<T> next = order.next(host, rack, slots * settings.maxMapsPerSlot, m -> {
-      Prediction p = predictions.get(m);
-      return p != null && !p.host.equals(host);
-    });
-    long bytesAhead = 0;
-    for (int i = 0; i < next.size(); i++) {
-      if (i >= slots && bytesAhead >= slots * settings.aheadBytes) {
-        break; // one map per slot, more while their input is below the bytes ahead
+  }
+
+  /** One host's slots in a round: when each frees, and what has been predicted onto them. */
+  private static final class Slots {
+    final String host;
+    final String rack;
+    /** Sorted; UNKNOWN (-1) first: those slots may free any moment. */
+    final List<Long> finishes = new ArrayList<>();
+    int taken;
+    long bytesAhead;
+
+    Slots(String host, String rack, List<Running> running, long nowMs, long meanMs) {
+      this.host = host;
+      this.rack = rack;
+      for (Running r : running) {
+        finishes.add(LaunchEstimate.finish(r.startMs, nowMs, r.progress, meanMs));
       }
-      T m = next.get(i);
-      long bytes = bytesOf.applyAsLong(m);
-      bytesAhead += bytes;
-      long slotFree = finishes.get(i % slots);
-      long launch = i < slots || slotFree == LaunchEstimate.UNKNOWN || meanMs == 0
-          ? slotFree : slotFree + meanMs * (i / slots);
-      Prediction p = predictions.get(m);
-      if (p == null) {
-        p = new Prediction(host, launch);
-        predictions.put(m, p);
-        count(PspCounter.PREDICTIONS, 1);
-      } else if (p.state == State.WAITING) {
-        p.launchMs = launch; // refined until the request goes out
-      }
-      if (p.state == State.WAITING && nowMs >= LaunchEstimate.prefetchStart(
-          launch, bytes, settings.bytesPerSec, settings.leadMs, nowMs)) {
-        p.state = State.SENT;
-        Prediction sent = p;
-        prefetcher.prefetch(m, host, o -> outcome(m, sent, o));
-      }
+      Collections.sort(finishes);
+    }
+
+    int slots() {
+      return finishes.size();
+    }
+
+    /** When the slot for the next map frees: the k-th map ahead of a slot, k - 1 means on. */
+    long nextFree(long meanMs) {
+      long slotFree = finishes.get(taken % slots());
+      return taken < slots() || slotFree == LaunchEstimate.UNKNOWN || meanMs == 0
+          ? slotFree : slotFree + meanMs * (taken / slots());
     }
   }
 
@@ -241,12 +299,20 @@ public final class PspPlanner<T> {
     p.loadedBytes = o.loadedBytes;
     p.state = o.resident() ? State.LOADED : State.FAILED;
     if (p.placed && p.state == State.LOADED) {
-      // Placed while loading: on another node the load was for nothing.
-      if (p.missed) {
-        count(PspCounter.WASTED_PREFETCH_BYTES, o.loadedBytes);
+      if (p.missed) { // placed on another node while loading
+        missed(map, p);
       }
       prefetcher.release(map, p.host);
     }
+  }
+
+  /** Scores a loaded prediction whose map went to another node: what it still reads, wasted. */
+  private void missed(T map, Prediction p) {
+    long read = Math.min(p.loadedBytes, prefetcher.readOnLoadedNode(map, p.runHost));
+    if (read > 0) {
+      count(PspCounter.MISSES_READING_PREFETCHED, 1);
+    }
+    count(PspCounter.WASTED_PREFETCH_BYTES, p.loadedBytes - read);
   }
 
   private void count(PspCounter c, long v) {

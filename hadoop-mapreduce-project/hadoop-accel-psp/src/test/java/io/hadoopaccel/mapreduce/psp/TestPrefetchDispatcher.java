@@ -71,6 +71,10 @@ class TestPrefetchDispatcher {
       assertEquals(1, o.remote, "block 2 has no replica on h1");
       assertEquals(List.of("h1:PREFETCH:1", "h3:PREFETCH:2"), nodes.log);
 
+      // A run on h2 reads block 1 from its own replica, block 2 from h3, where it was loaded.
+      assertEquals(50, d.readOnLoadedNode("m0", "h2"));
+      assertEquals(150, d.readOnLoadedNode("m0", "h1"));
+
       nodes.log.clear();
       d.release("m0", "h1");
       assertTrue(nodes.releases.await(10, TimeUnit.SECONDS), "releases not sent: " + nodes.log);

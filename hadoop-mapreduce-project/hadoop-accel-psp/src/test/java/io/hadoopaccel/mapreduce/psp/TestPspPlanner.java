@@ -19,6 +19,8 @@ class TestPspPlanner {
     final List<String> sent = new ArrayList<>();
     final List<Consumer<PspPlanner.Outcome>> pending = new ArrayList<>();
     final List<String> released = new ArrayList<>();
+    /** What readOnLoadedNode answers for any map and host. */
+    long readOnLoaded;
 
     @Override
     public void prefetch(String map, String host, Consumer<PspPlanner.Outcome> done) {
@@ -29,6 +31,11 @@ class TestPspPlanner {
     @Override
     public void release(String map, String host) {
       released.add(map + "@" + host);
+    }
+
+    @Override
+    public long readOnLoadedNode(String map, String runHost) {
+      return readOnLoaded;
     }
 
     void loadAll(long bytes) {
@@ -167,5 +174,40 @@ class TestPspPlanner {
     assertEquals(1, count(PspCounter.PREFETCHER_UNREACHABLE));
     assertEquals(0, count(PspCounter.HITS) + count(PspCounter.LATE_PREFETCHES));
     assertTrue(p.summary().contains("unreachable=1"), p.summary());
+  }
+
+  @Test
+  void aHostOutOfLocalMapsIsPredictedTheRackHeadTheAllocatorGivesIt() {
+    PspPlanner<String> p = planner(0);
+    p.plan("m0", new String[] {"h1"}, List.of("/r"));
+    p.plan("m1", new String[] {"h1"}, List.of("/r"));
+    p.plan("m2", new String[] {"h1"}, List.of("/r"));
+    p.plan("x", new String[] {"h2"}, List.of("/r"));
+    p.placed("m0", "h1", 0);
+    p.placed("x", "h2", 0);
+    // h2 (nothing local left) frees at 2 s, h1 at 10 s: the allocator gives h2 the rack's
+    // head, m1, and h1 its next local map after that, m2.
+    p.tick(1_000, Map.of("h1", List.of(new PspPlanner.Running(0, 0.1f)),
+        "h2", List.of(new PspPlanner.Running(0, 0.5f))), h -> "/r");
+    assertEquals(List.of("m1@h2"), prefetcher.sent);
+    p.tick(8_400, Map.of("h1", List.of(new PspPlanner.Running(0, 0.84f)),
+        "h2", List.of(new PspPlanner.Running(0, 0.99f))), h -> "/r");
+    assertEquals(List.of("m1@h2", "m2@h1"), prefetcher.sent);
+    assertEquals(2, count(PspCounter.PREDICTIONS));
+  }
+
+  @Test
+  void aMissThatStillReadsTheLoadedBytesWastesNone() {
+    PspPlanner<String> p = planner(0);
+    p.plan("m0", new String[] {"h1"}, List.of("/r"));
+    p.plan("m1", new String[] {"h1"}, List.of("/r"));
+    p.placed("m0", "h1", 0);
+    p.tick(100, running("h1", 0, 0f), h -> "/r");
+    prefetcher.loadAll(64 * MB);
+    prefetcher.readOnLoaded = 64 * MB; // e.g. h1 holds m1's only replica: h2 reads it there
+    p.placed("m1", "h2", 1_000);
+    assertEquals(1, count(PspCounter.MISSES));
+    assertEquals(1, count(PspCounter.MISSES_READING_PREFETCHED));
+    assertEquals(0, count(PspCounter.WASTED_PREFETCH_BYTES));
   }
 }
