@@ -9,6 +9,7 @@ import org.apache.hadoop.mapreduce.v2.app.rm.PspContainerAllocator;
 import org.apache.hadoop.mapreduce.v2.util.MRWebAppUtil;
 import org.apache.hadoop.util.ExitUtil;
 import org.apache.hadoop.util.ShutdownHookManager;
+import org.apache.hadoop.yarn.YarnUncaughtExceptionHandler;
 import org.apache.hadoop.yarn.api.ApplicationConstants;
 import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
@@ -62,8 +63,28 @@ public class PspMRAppMaster extends MRAppMaster {
     }
   }
 
+  /** Set by {@link #main}: this JVM is the AM's, so the AM ends it (stock's flag is private). */
+  private static volatile boolean startedByMain;
+
+  /**
+   * Stock exits the JVM at the end of {@code shutDownJob} only when its own main started it;
+   * under ours it disables System.exit instead and returns. Exit as stock would, with the status
+   * it tried to exit with (1 when the shutdown failed), so the NodeManager sees it.
+   */
+  @Override
+  public void shutDownJob() {
+    super.shutDownJob();
+    if (startedByMain) {
+      ExitUtil.ExitException exit = ExitUtil.getFirstExitException();
+      ExitUtil.enableSystemExit();
+      ExitUtil.terminate(exit != null ? exit.getExitCode() : 0);
+    }
+  }
+
   /** The AM's entry point: what MRAppMaster's main does, with this class. */
   public static void main(String[] args) {
+    startedByMain = true;
+    Thread.setDefaultUncaughtExceptionHandler(new YarnUncaughtExceptionHandler());
     try {
       ContainerId containerId = ContainerId.fromString(env(Environment.CONTAINER_ID.name()));
       PspMRAppMaster am = new PspMRAppMaster(containerId.getApplicationAttemptId(), containerId,
