@@ -122,7 +122,8 @@ class TestPspPlanner {
     p.plan("m1", new String[] {"h1", "h2"}, List.of("/r"));
     p.plan("m2", new String[] {"h2"}, List.of("/r"));
     p.placed("m0", "h1", 0);
-    p.tick(100, running("h1", 0, 0f), h -> "/r");
+    // m1 is planned on h2 (fewer maps): h1 is predicted it only once its slot's time is known.
+    p.tick(100, running("h1", 0, 0.5f), h -> "/r");
     assertEquals(List.of("m1@h1"), prefetcher.sent);
     prefetcher.loadAll(64 * MB);
     p.placed("m1", "h2", 1_000); // the wrong prediction
@@ -154,10 +155,10 @@ class TestPspPlanner {
     p.plan("m2", new String[] {"h3"}, List.of("/r"));
     p.placed("m0", "h1", 0);
     // h1 has nothing local left: it would get m1 (rack order) ...
-    p.tick(100, running("h1", 0, 0f), h -> "/r");
+    p.tick(100, running("h1", 0, 0.5f), h -> "/r");
     assertEquals(List.of("m1@h1"), prefetcher.sent);
     // ... so h4, with nothing local either, is predicted the next one, m2.
-    p.tick(100, running("h4", 0, 0f), h -> "/r");
+    p.tick(100, running("h4", 0, 0.5f), h -> "/r");
     assertEquals(List.of("m1@h1", "m2@h4"), prefetcher.sent);
     assertEquals(2, count(PspCounter.PREDICTIONS));
   }
@@ -209,5 +210,25 @@ class TestPspPlanner {
     assertEquals(1, count(PspCounter.MISSES));
     assertEquals(1, count(PspCounter.MISSES_READING_PREFETCHED));
     assertEquals(0, count(PspCounter.WASTED_PREFETCH_BYTES));
+  }
+
+  @Test
+  void aRackLocalGuessWaitsForAKnownSlotTime() {
+    PspPlanner<String> p = planner(0);
+    p.plan("m0", new String[] {"h1"}, List.of("/r"));
+    p.plan("m1", new String[] {"h2"}, List.of("/r"));
+    p.plan("m2", new String[] {"h1"}, List.of("/r"));
+    p.placed("m0", "h1", 0);
+    // h1's running map has reported no progress: its own next map (m2) is sent at once ...
+    p.tick(100, running("h1", 0, 0f), h -> "/r");
+    assertEquals(List.of("m2@h1"), prefetcher.sent);
+    p.placed("m1", "h2", 200);
+    p.placed("m2", "h1", 300);
+    // ... while a map planned elsewhere waits until the slot's finish can be estimated.
+    p.plan("m3", new String[] {"h2"}, List.of("/r"));
+    p.tick(400, running("h1", 300, 0f), h -> "/r");
+    assertEquals(List.of("m2@h1"), prefetcher.sent);
+    p.tick(1_300, running("h1", 300, 0.5f), h -> "/r");
+    assertEquals(List.of("m2@h1", "m3@h1"), prefetcher.sent);
   }
 }
