@@ -25,9 +25,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Sends the planner's prefetches to the nodes' prefetchers from a few threads of its own, as the
  * AM's user (its block tokens). A block the predicted node has no replica of is loaded on a node
- * that has one, from whose memory the map's remote read is then served. A node whose prefetcher did not answer is skipped for a while,
- * so a dead prefetcher costs one timeout, not one per map; nothing here ever blocks the
- * allocator.
+ * that has one, from whose memory the map's remote read is then served. A node whose prefetcher
+ * did not answer is skipped for a while, so a dead prefetcher costs one timeout, not one per
+ * map; nothing here ever blocks the allocator.
  *
  * @param <T> map (task attempt) id
  */
