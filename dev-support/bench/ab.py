@@ -96,6 +96,12 @@ def main() -> int:
         help="HDFS input of A instead of the generated one (e.g. the same data placed differently)",
     )
     ap.add_argument("--b-input", help="HDFS input of B instead of the generated one")
+    ap.add_argument(
+        "--gen-args",
+        default="",
+        help="job options of the input generator, e.g. '-Dmapreduce.job.maps=8': with one "
+        "replica each generating map's node holds its file, so this sets how the input spreads",
+    )
     ap.add_argument("-n", "--repetitions", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=1, help="warm-up pairs, not in the statistics")
     ap.add_argument(
@@ -150,7 +156,8 @@ def main() -> int:
             c.history_url = url
         values = paths(c) | {"size": str(size)} | {k: str(f(size)) for k, f in wl.sizes.items()}
         # Inputs are named by what generates them, so workloads on the same data share it.
-        gen_key = " ".join(wl.generate[1:]).format(**values | {"input": ""})
+        gen_args = shlex.split(args.gen_args)
+        gen_key = " ".join(gen_args + wl.generate[1:]).format(**values | {"input": ""})
         values["input"] = (
             f"/bench/{wl.generate[1]}-{hashlib.sha1(gen_key.encode()).hexdigest()[:10]}"
         )
@@ -162,7 +169,7 @@ def main() -> int:
             generated_needed
             and c.sh(f"hdfs dfs -test -e {values['input']}", check=False).returncode != 0
         ):
-            gen = ["hadoop", "jar"] + expand(wl.generate, values)
+            gen = ["hadoop", "jar"] + with_job_args(expand(wl.generate, values), gen_args)
             wall, _, rc = c.run_job(gen, logs / "generate.log")
             if rc != 0:
                 raise SystemExit(f"input generation failed, see {logs / 'generate.log'}")

@@ -61,7 +61,7 @@ PSP = (
 # Input sizes per preset (TESTBEDS.md: the seed's per-node data times S, times the nodes).
 SIZES = {
     "xie-hetero": {"terasort": "1300m", "wordcount": "1300m", "grep": "1300m"},
-    "xie-psp": {"terasort": "400m", "wordcount": "400m", "grep": "400m"},
+    "xie-psp": {"terasort": "1536m", "wordcount": "1536m", "grep": "1536m"},
     "jbs": {
         "terasort": "1500m",
         "wordcount": "1500m",
@@ -82,6 +82,9 @@ JOB_ARGS = {
     "jbs": "-Dmapreduce.job.reduces=8",
     "coomr": "-Dmapreduce.job.reduces=8",
 }
+# Input generators' options. xie-psp has one replica, so a generating map's node holds its whole
+# file: two generating maps per node spread the input evenly, as the seed's loaded file was.
+GEN_ARGS = {"xie-psp": "-Dmapreduce.job.maps=8"}
 JBS_WORKLOADS = ("terasort", "selfjoin", "invertedindex", "adjacencylist")
 
 
@@ -417,6 +420,7 @@ def main() -> int:
                         "--b-name",
                         feature,
                         f"--b-args={job_args} {feature_args}",
+                        f"--gen-args={GEN_ARGS.get(tb, '')}",
                         "--out",
                         str(d),
                     ],
