@@ -12,7 +12,6 @@ import io.hadoopaccel.workloads.jobs.AdjacencyList;
 import io.hadoopaccel.workloads.jobs.Sort;
 import io.hadoopaccel.workloads.jobs.WordCount;
 import io.hadoopaccel.workloads.util.ByteBuf;
-import io.hadoopaccel.workloads.util.SplitMix64;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
@@ -488,15 +487,7 @@ class TestKismJobs {
    * line from its 10,000-word vocabulary), each from its own random stream.
    */
   private static void writeZipfText(Path dir, int[] sizes, long seed) throws IOException {
-    FileSystem fs = CLUSTER.getFileSystem();
-    ZipfText text = ZipfText.standard();
-    for (int f = 0; f < sizes.length; f++) {
-      ByteBuf buf = new ByteBuf(sizes[f] + text.maxLineBytes());
-      text.appendLines(new SplitMix64(seed * 1_000 + f), sizes[f], buf);
-      try (OutputStream out = fs.create(new Path(dir, "text-" + f))) {
-        out.write(buf.array(), 0, buf.length());
-      }
-    }
+    ZipfText.writeFiles(CLUSTER.getFileSystem(), dir, sizes, seed);
   }
 
   /**

@@ -4,6 +4,10 @@ import io.hadoopaccel.workloads.util.ByteBuf;
 import io.hadoopaccel.workloads.util.SplitMix64;
 import io.hadoopaccel.workloads.util.Vocabulary;
 import io.hadoopaccel.workloads.util.ZipfSampler;
+import java.io.IOException;
+import java.io.OutputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
 
 /**
  * Seed 000's text (§5): lines of {@code minWords..maxWords} words (10-20 by default, uniform),
@@ -68,6 +72,23 @@ public final class ZipfText {
     int start = out.length();
     while (out.length() - start < targetBytes) {
       appendLine(rng, out);
+    }
+  }
+
+  /**
+   * Writes files {@code text-0, text-1, ...} of whole lines into {@code dir}, file {@code f}
+   * at least {@code sizes[f]} bytes from seed {@code seed * 1000 + f}: the test inputs of the
+   * feature modules.
+   */
+  public static void writeFiles(FileSystem fs, Path dir, int[] sizes, long seed)
+      throws IOException {
+    ZipfText text = standard();
+    for (int f = 0; f < sizes.length; f++) {
+      ByteBuf buf = new ByteBuf(sizes[f] + text.maxLineBytes());
+      text.appendLines(new SplitMix64(seed * 1_000 + f), sizes[f], buf);
+      try (OutputStream out = fs.create(new Path(dir, "text-" + f))) {
+        out.write(buf.array(), 0, buf.length());
+      }
     }
   }
 }

@@ -11,11 +11,8 @@ import io.hadoopaccel.minicluster.MiniHadoopClusterExtension;
 import io.hadoopaccel.minicluster.PairedJobs;
 import io.hadoopaccel.workloads.gen.ZipfText;
 import io.hadoopaccel.workloads.jobs.WordCount;
-import io.hadoopaccel.workloads.util.ByteBuf;
-import io.hadoopaccel.workloads.util.SplitMix64;
 import java.io.File;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.URL;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +32,6 @@ import org.apache.hadoop.examples.terasort.TeraGen;
 import org.apache.hadoop.examples.terasort.TeraInputFormat;
 import org.apache.hadoop.examples.terasort.TeraSort;
 import org.apache.hadoop.examples.terasort.TeraValidate;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.io.compress.DefaultCodec;
@@ -597,14 +593,6 @@ class TestJbsJobs {
   }
 
   private static void writeZipfText(Path dir, int[] sizes, long seed) throws IOException {
-    FileSystem fs = CLUSTER.getFileSystem();
-    ZipfText text = ZipfText.standard();
-    for (int f = 0; f < sizes.length; f++) {
-      ByteBuf buf = new ByteBuf(sizes[f] + text.maxLineBytes());
-      text.appendLines(new SplitMix64(seed * 1_000 + f), sizes[f], buf);
-      try (OutputStream out = fs.create(new Path(dir, "text-" + f))) {
-        out.write(buf.array(), 0, buf.length());
-      }
-    }
+    ZipfText.writeFiles(CLUSTER.getFileSystem(), dir, sizes, seed);
   }
 }

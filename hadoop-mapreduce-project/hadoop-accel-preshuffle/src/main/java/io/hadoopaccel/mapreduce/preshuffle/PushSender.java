@@ -1,0 +1,414 @@
+package io.hadoopaccel.mapreduce.preshuffle;
+
+import io.hadoopaccel.mapreduce.preshuffle.PushProtocol.Header;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.Closeable;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.LinkOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import javax.crypto.SecretKey;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.mapred.IndexRecord;
+import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.mapred.Reporter;
+import org.apache.hadoop.mapred.SpillRecord;
+import org.apache.hadoop.mapreduce.TaskAttemptID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The second stage of seed 003's map pipeline (§5.2.2): a thread that pushes each finished
+ * spill's segments to the reducers' receivers while the map thread goes on mapping and
+ * spilling. Each reducer gets the map's spills in order and then a done marker naming their
+ * number; a reducer that is not registered yet gets the spills it missed once it registers
+ * (they stay readable through open files, even after the merge deletes them). A reducer whose
+ * push fails or is refused is given up for this map: it pulls the map's output as stock does.
+ * Nothing here can fail the map.
+ */
+public final class PushSender implements SpillWatchingOutputFiles.Listener, Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(PushSender.class);
+  private static final int CHUNK = 64 * 1024;
+  /** While a spill's index or last bytes are being written (microseconds), look again after. */
+  private static final long LOAD_RETRY_MS = 5;
+
+  private enum State { PENDING, DONE, ABANDONED, LEFT }
+
+  private static final class Spill {
+    final int number;
+    final Path data;
+    final Path index;
+    FileChannel channel;
+    SpillRecord record;
+
+    Spill(int number, Path data, Path index) {
+      this.number = number;
+      this.data = data;
+      this.index = index;
+    }
+  }
+
+  private final TaskAttemptID map;
+  private final JobConf conf;
+  private final SecretKey key;
+  private final Reporter reporter;
+  private final ReducerRegistry registry;
+  private final int timeoutMs;
+  private final long refreshMs;
+  private final long drainMs;
+
+  // Guarded by this.
+  private final List<Spill> spills = new ArrayList<>();
+  private int loaded; // spills[0, loaded) have their index and data complete
+  private int finalSpills = -1;
+  private final State[] state;
+  private final int[] next; // per reducer, the next spill to push
+  private Map<Integer, InetSocketAddress> receivers = new HashMap<>();
+  private long lastRefresh = Long.MIN_VALUE / 2;
+  private boolean refreshedSinceFinal;
+  private boolean closed;
+  private int rotor;
+
+  private final Thread thread;
+
+  public PushSender(TaskAttemptID map, JobConf conf, SecretKey key, Reporter reporter,
+      ReducerRegistry registry, int timeoutMs, long refreshMs, long drainMs) {
+    this.map = map;
+    this.conf = conf;
+    this.key = key;
+    this.reporter = reporter;
+    this.registry = registry;
+    this.timeoutMs = timeoutMs;
+    this.refreshMs = refreshMs;
+    this.drainMs = drainMs;
+    int reduces = conf.getNumReduceTasks();
+    this.state = new State[reduces];
+    this.next = new int[reduces];
+    Arrays.fill(state, State.PENDING);
+    this.thread = new Thread(this::run, "preshuffle-sender");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  @Override
+  public synchronized void spillWritten(int spill, Path data, Path index) {
+    spills.add(new Spill(spill, data, index));
+    notifyAll();
+  }
+
+  @Override
+  public synchronized void outputFinal() {
+    // Every spill is closed now; open the rest before the merge renames or deletes them.
+    for (int i = loaded; i < spills.size(); i++) {
+      if (!load(spills.get(i))) {
+        LOG.warn("Spill {} of {} is not readable; its reducers will pull", i, map);
+        break;
+      }
+      loaded = i + 1;
+    }
+    finalSpills = loaded;
+    if (loaded < spills.size()) {
+      abandonAll("unreadable spill");
+    }
+    lastRefresh = Long.MIN_VALUE / 2; // one last look for reducers that registered since
+    notifyAll();
+  }
+
+  /** Opens a spill whose index is complete and whose data has every byte the index names. */
+  private boolean load(Spill s) {
+    try {
+      SpillRecord rec = new SpillRecord(s.index, conf);
+      if (rec.size() != state.length) {
+        return false;
+      }
+      long end = 0;
+      for (int r = 0; r < rec.size(); r++) {
+        IndexRecord ir = rec.getIndex(r);
+        end = Math.max(end, ir.startOffset + ir.partLength);
+      }
+      FileChannel ch = FileChannel.open(new File(s.data.toUri().getPath()).toPath(),
+          StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+      if (ch.size() < end) {
+        ch.close();
+        return false;
+      }
+      s.record = rec;
+      s.channel = ch;
+      return true;
+    } catch (IOException e) {
+      return false; // still being written
+    }
+  }
+
+  private void run() {
+    try {
+      while (true) {
+        Runnable work = nextWork();
+        if (work == null) {
+          return;
+        }
+        work.run();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.warn("Preshuffle sender of {} stopped; reducers pull what it did not push", map, e);
+      synchronized (this) {
+        abandonAll("sender failed");
+      }
+    } finally {
+      synchronized (this) {
+        notifyAll(); // close() waits for this thread
+      }
+    }
+  }
+
+  /** Waits for something to do: a push, a done marker or a registry refresh; null: finished. */
+  private synchronized Runnable nextWork() throws InterruptedException {
+    while (!closed) {
+      while (loaded < spills.size() && load(spills.get(loaded))) {
+        loaded++;
+      }
+      boolean waitingForReceiver = false;
+      for (int k = 0; k < state.length; k++) {
+        int r = (rotor + k) % state.length;
+        if (state[r] != State.PENDING) {
+          continue;
+        }
+        boolean hasWork = next[r] < loaded || next[r] == finalSpills;
+        if (!hasWork) {
+          continue;
+        }
+        InetSocketAddress to = receivers.get(r);
+        if (to == null) {
+          if (finalSpills >= 0 && refreshedSinceFinal) {
+            state[r] = State.LEFT; // never registered while this map ran
+            reporter.incrCounter(PreshuffleCounter.PUSHES_LEFT_TO_PULL, 1);
+            continue;
+          }
+          waitingForReceiver = true;
+          continue;
+        }
+        rotor = r + 1;
+        final int spill = next[r];
+        return next[r] < loaded ? () -> pushSegment(r, spill, to) : () -> pushDone(r, to);
+      }
+      long now = System.nanoTime() / 1_000_000;
+      if (waitingForReceiver && now - lastRefresh >= refreshMs) {
+        lastRefresh = now;
+        return this::refresh;
+      }
+      if (finalSpills >= 0 && !anyPending()) {
+        return null;
+      }
+      if (loaded < spills.size()) {
+        wait(LOAD_RETRY_MS);
+      } else if (waitingForReceiver) {
+        wait(Math.max(1, refreshMs - (now - lastRefresh)));
+      } else {
+        wait();
+      }
+    }
+    return null;
+  }
+
+  private void refresh() {
+    Map<Integer, InetSocketAddress> found;
+    try {
+      found = registry.receivers();
+    } catch (IOException e) {
+      LOG.info("Reading the reducer registry failed: {}", e.toString());
+      found = null;
+    }
+    synchronized (this) {
+      if (found != null) {
+        receivers = found;
+      }
+      if (finalSpills >= 0) {
+        refreshedSinceFinal = true;
+      }
+    }
+  }
+
+  private boolean anyPending() {
+    for (State s : state) {
+      if (s == State.PENDING) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void abandonAll(String why) {
+    for (int r = 0; r < state.length; r++) {
+      if (state[r] == State.PENDING) {
+        state[r] = State.ABANDONED;
+        reporter.incrCounter(PreshuffleCounter.PUSHES_ABANDONED, 1);
+      }
+    }
+    LOG.info("Preshuffle pushes of {} given up: {}", map, why);
+    notifyAll();
+  }
+
+  private void pushSegment(int r, int spill, InetSocketAddress to) {
+    Spill s;
+    synchronized (this) {
+      s = spills.get(spill);
+    }
+    IndexRecord ir = s.record.getIndex(r);
+    Header h = new Header(PushProtocol.SEGMENT, map.toString(), r, spill, ir.rawLength,
+        ir.partLength);
+    try (Socket socket = connect(to)) {
+      DataOutputStream out = new DataOutputStream(
+          new BufferedOutputStream(socket.getOutputStream(), CHUNK));
+      DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
+      if (!accepted(h, out, in, r)) {
+        return;
+      }
+      ByteBuffer buf = ByteBuffer.allocate(CHUNK);
+      long pos = ir.startOffset;
+      long end = ir.startOffset + ir.partLength;
+      while (pos < end) {
+        buf.clear().limit((int) Math.min(CHUNK, end - pos));
+        int n = s.channel.read(buf, pos);
+        if (n < 0) {
+          throw new IOException("spill " + spill + " ends early");
+        }
+        out.write(buf.array(), 0, n);
+        pos += n;
+      }
+      out.flush();
+      if (in.readByte() != PushProtocol.OK) {
+        abandon(r, "reducer could not store spill " + spill);
+        return;
+      }
+      synchronized (this) {
+        next[r]++;
+      }
+      reporter.incrCounter(PreshuffleCounter.PUSHED_BYTES, ir.partLength);
+      reporter.incrCounter(PreshuffleCounter.PUSHED_SEGMENTS, 1);
+    } catch (IOException e) {
+      abandon(r, e.toString());
+    }
+  }
+
+  private void pushDone(int r, InetSocketAddress to) {
+    int spills;
+    synchronized (this) {
+      spills = finalSpills;
+    }
+    Header h = new Header(PushProtocol.DONE, map.toString(), r, spills, 0, 0);
+    try (Socket socket = connect(to)) {
+      DataOutputStream out = new DataOutputStream(new BufferedOutputStream(
+          socket.getOutputStream()));
+      DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
+      if (!accepted(h, out, in, r)) {
+        return;
+      }
+      if (in.readByte() != PushProtocol.OK) {
+        abandon(r, "reducer is missing a segment");
+        return;
+      }
+      synchronized (this) {
+        state[r] = State.DONE;
+        notifyAll();
+      }
+      reporter.incrCounter(PreshuffleCounter.PUSHES_COMPLETED, 1);
+    } catch (IOException e) {
+      abandon(r, e.toString());
+    }
+  }
+
+  private Socket connect(InetSocketAddress to) throws IOException {
+    Socket socket = new Socket();
+    try {
+      socket.connect(new InetSocketAddress(to.getHostString(), to.getPort()), timeoutMs);
+      socket.setSoTimeout(timeoutMs);
+      socket.setTcpNoDelay(true);
+      return socket;
+    } catch (IOException e) {
+      socket.close();
+      throw e;
+    }
+  }
+
+  /** Sends the header; true if the receiver accepted it and proved the job token. */
+  private boolean accepted(Header h, DataOutputStream out, DataInputStream in, int r)
+      throws IOException {
+    String hash = h.write(out, key);
+    byte answer = in.readByte();
+    if (answer == PushProtocol.ACCEPT) {
+      PushProtocol.verifyReply(in.readUTF(), hash, key);
+      return true;
+    }
+    abandon(r, answer == PushProtocol.REFUSE ? "refused: " + in.readUTF()
+        : "receiver did not accept the job token");
+    return false;
+  }
+
+  private synchronized void abandon(int r, String why) {
+    if (state[r] == State.PENDING) {
+      state[r] = State.ABANDONED;
+      reporter.incrCounter(PreshuffleCounter.PUSHES_ABANDONED, 1);
+      LOG.info("Push of {} to reducer {} given up, it will pull: {}", map, r, why);
+    }
+    notifyAll();
+  }
+
+  /**
+   * Waits up to the drain timeout for the pushes to finish, then stops; whatever was not
+   * pushed is pulled.
+   */
+  @Override
+  public void close() {
+    long deadline = System.nanoTime() / 1_000_000 + drainMs;
+    synchronized (this) {
+      try {
+        long left;
+        while (thread.isAlive() && anyPending()
+            && (left = deadline - System.nanoTime() / 1_000_000) > 0) {
+          wait(left);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      for (int r = 0; r < state.length; r++) {
+        if (state[r] == State.PENDING) {
+          state[r] = State.LEFT;
+          reporter.incrCounter(PreshuffleCounter.PUSHES_LEFT_TO_PULL, 1);
+        }
+      }
+      closed = true;
+      notifyAll();
+    }
+    thread.interrupt();
+    try {
+      thread.join(timeoutMs);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    synchronized (this) {
+      for (Spill s : spills) {
+        if (s.channel != null) {
+          try {
+            s.channel.close();
+          } catch (IOException e) {
+            LOG.debug("closing spill {}", s.number, e);
+          }
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,21 @@
+package io.hadoopaccel.mapreduce.preshuffle;
+
+import java.io.IOException;
+import java.io.InputStream;
+import org.apache.hadoop.mapreduce.TaskAttemptID;
+
+/** What a reducer does with authenticated pushes ({@link PushReceiver} calls it). */
+public interface PushSink {
+  /** Why pushes of {@code map} are no longer wanted, or null if they are. */
+  String refusal(TaskAttemptID map);
+
+  /** Stores one spill segment read from {@code in} (exactly partLength bytes). */
+  void receive(TaskAttemptID map, int spill, long rawLength, long partLength, InputStream in)
+      throws IOException;
+
+  /** The map has {@code spills} spills in all; true if every one of them is held. */
+  boolean done(TaskAttemptID map, int spills);
+
+  /** An authentication failure or malformed header, for the counters. */
+  void refused(String peer, String why);
+}

@@ -1,0 +1,292 @@
+package io.hadoopaccel.mapreduce.preshuffle;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.hadoopaccel.minicluster.MiniHadoopClusterExtension;
+import io.hadoopaccel.minicluster.PairedJobs;
+import io.hadoopaccel.workloads.gen.ZipfText;
+import io.hadoopaccel.workloads.jobs.Sort;
+import io.hadoopaccel.workloads.jobs.WordCount;
+import java.io.IOException;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.conf.Configured;
+import org.apache.hadoop.io.IntWritable;
+import org.apache.hadoop.io.LongWritable;
+import org.apache.hadoop.io.Text;
+import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.JobCounter;
+import org.apache.hadoop.mapreduce.Mapper;
+import org.apache.hadoop.mapreduce.Reducer;
+import org.apache.hadoop.mapreduce.TaskAttemptID;
+import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
+import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.io.compress.DefaultCodec;
+import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.mapred.PreshuffleMapOutputCollector;
+import org.apache.hadoop.mapreduce.Counters;
+import org.apache.hadoop.mapreduce.MRConfig;
+import org.apache.hadoop.mapreduce.MRJobConfig;
+import org.apache.hadoop.mapreduce.TaskCounter;
+import org.apache.hadoop.mapreduce.task.reduce.PreshuffleShuffle;
+import org.apache.hadoop.mapreduce.task.reduce.Shuffle;
+import org.apache.hadoop.util.Tool;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Real jobs on one shared mini cluster, each run with stock's shuffle and with Preshuffle at
+ * once; the part files must be byte-identical. Reduces start with the maps (slowstart 0, both
+ * runs), a 1 MB sort buffer gives every map several spills, and maps start collecting only
+ * once every reduce has registered its receiver ({@link WaitForReceivers}), so which map
+ * outputs are pushed is decided by the test, not by the race between task start-ups.
+ */
+class TestPreshuffleJobs {
+  private static final String STOCK_COLLECTOR = "org.apache.hadoop.mapred.MapTask$MapOutputBuffer";
+
+  @RegisterExtension
+  static final MiniHadoopClusterExtension CLUSTER = MiniHadoopClusterExtension.builder()
+      .configure(c -> c.setInt("yarn.nodemanager.resource.memory-mb",
+          14 * MiniHadoopClusterExtension.CONTAINER_MB))
+      .build();
+
+  /** The two runs of every job; the halves alone are checked to fall back to pulling. */
+  private enum Run {
+    STOCK(false, false), PUSH(true, true), MAP_SIDE_ONLY(true, false), REDUCE_SIDE_ONLY(false,
+        true);
+
+    final boolean maps;
+    final boolean reduces;
+
+    Run(boolean maps, boolean reduces) {
+      this.maps = maps;
+      this.reduces = reduces;
+    }
+  }
+
+  private enum Pair { STOCK, PUSH }
+
+  private static Configuration conf(Run r) {
+    Configuration conf = CLUSTER.getConfiguration();
+    conf.set(MRConfig.SHUFFLE_CONSUMER_PLUGIN,
+        (r.reduces ? PreshuffleShuffle.class : Shuffle.class).getName());
+    if (r.maps) {
+      // Map-side only: nobody registers, so waiting for receivers would never end.
+      Class<?> collector = r.reduces ? WaitForReceivers.class
+          : PreshuffleMapOutputCollector.class;
+      conf.set(MRJobConfig.MAP_OUTPUT_COLLECTOR_CLASS_ATTR,
+          collector.getName() + "," + STOCK_COLLECTOR);
+    }
+    conf.setFloat(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, 0f);
+    conf.setInt(MRJobConfig.IO_SORT_MB, 1);
+    return conf;
+  }
+
+  @Test
+  void wordCountWithCombinerIsIdentical() throws Exception {
+    Path in = new Path("/wc/in");
+    writeZipfText(in, new int[] {3 << 20, 2 << 20, 3 << 20}, 11);
+    Map<Pair, Counters> c = runPair(Run.PUSH, WordCount::new,
+        out -> new String[] {"-r", "2", in.toString(), out.toString()}, "/wc");
+    assertAllPushed(c.get(Pair.PUSH), 3, 2);
+  }
+
+  @Test
+  void sortWithCompressedMapOutputIsIdentical() throws Exception {
+    Path in = new Path("/sort/in");
+    writeZipfText(in, new int[] {2 << 20, 1 << 20}, 5);
+    Map<Pair, Counters> c = runPair(Run.PUSH, Sort::new,
+        out -> new String[] {"-r", "3", in.toString(), out.toString()}, "/sort", conf -> {
+          conf.setBoolean(MRJobConfig.MAP_OUTPUT_COMPRESS, true);
+          conf.set(MRJobConfig.MAP_OUTPUT_COMPRESS_CODEC, DefaultCodec.class.getName());
+        });
+    assertAllPushed(c.get(Pair.PUSH), 2, 3);
+  }
+
+  @Test
+  void eitherHalfAloneRunsAsStock() throws Exception {
+    Path in = new Path("/halves/in");
+    writeZipfText(in, new int[] {1 << 20, 1 << 20}, 3);
+    // Maps push only to reducers that registered a receiver: stock reducers register none.
+    Counters mapsOnly = runPair(Run.MAP_SIDE_ONLY, WordCount::new,
+        out -> new String[] {"-r", "2", in.toString(), out.toString()}, "/halves-maps")
+        .get(Pair.PUSH);
+    assertEquals(0, get(mapsOnly, PreshuffleCounter.PUSHED_BYTES));
+    assertEquals(4, get(mapsOnly, PreshuffleCounter.PUSHES_LEFT_TO_PULL));
+    // A receiver that nobody pushes to pulls every map output.
+    Counters reducesOnly = runPair(Run.REDUCE_SIDE_ONLY, WordCount::new,
+        out -> new String[] {"-r", "2", in.toString(), out.toString()}, "/halves-reduces")
+        .get(Pair.PUSH);
+    assertEquals(4, get(reducesOnly, PreshuffleCounter.MAPS_PULLED));
+    assertEquals(0, get(reducesOnly, PreshuffleCounter.RECEIVED_BYTES));
+  }
+
+  @Test
+  void aFailedMapAttemptsPushesAreDiscardedAndARetriedReducePulls() throws Exception {
+    Path in = new Path("/flaky/in");
+    writeZipfText(in, new int[] {2 << 20, 2 << 20, 1 << 20}, 17);
+    Map<Pair, Counters> c = runPair(Run.PUSH, FlakyWordCount::new,
+        out -> new String[] {in.toString(), out.toString()}, "/flaky");
+    Counters push = c.get(Pair.PUSH);
+    for (Counters run : c.values()) {
+      assertEquals(1, run.findCounter(JobCounter.NUM_FAILED_REDUCES).getValue(), run::toString);
+    }
+    String all = summary(push);
+    // Map 0's first attempt pushed its whole output, then failed: reduce 1 threw it away and
+    // took map 0's second attempt's push instead.
+    assertTrue(get(push, PreshuffleCounter.DISCARDED_BYTES) > 0, all);
+    // Reduce 0's second attempt started after every map had ended (its first failed in the
+    // reduce phase), so it pulled all three; reduce 1 merged all three from pushes.
+    assertEquals(3, get(push, PreshuffleCounter.MAPS_PULLED), all);
+    assertEquals(3, get(push, PreshuffleCounter.MAPS_FROM_PUSH), all);
+  }
+
+  /**
+   * WordCount with 2 reduces whose first attempt of map 0 fails after all its output is
+   * collected (it is still spilled, merged and pushed: the task closes its output on the way
+   * out) and whose first attempt of reduce 0 fails after its merge, in the reduce phase.
+   */
+  public static final class FlakyWordCount extends Configured implements Tool {
+    public static final class Tokens extends Mapper<LongWritable, Text, Text, IntWritable> {
+      private static final IntWritable ONE = new IntWritable(1);
+      private final Text word = new Text();
+
+      @Override
+      protected void map(LongWritable k, Text line, Context ctx)
+          throws IOException, InterruptedException {
+        for (String w : line.toString().split(" ")) {
+          word.set(w);
+          ctx.write(word, ONE);
+        }
+      }
+
+      @Override
+      protected void cleanup(Context ctx) throws IOException {
+        TaskAttemptID id = ctx.getTaskAttemptID();
+        if (id.getTaskID().getId() == 0 && id.getId() == 0) {
+          throw new IOException("first attempt of map 0 fails on purpose");
+        }
+      }
+    }
+
+    public static final class Sum extends Reducer<Text, IntWritable, Text, IntWritable> {
+      @Override
+      protected void reduce(Text w, Iterable<IntWritable> ones, Context ctx)
+          throws IOException, InterruptedException {
+        TaskAttemptID id = ctx.getTaskAttemptID();
+        if (id.getTaskID().getId() == 0 && id.getId() == 0) {
+          throw new IOException("first attempt of reduce 0 fails on purpose");
+        }
+        int n = 0;
+        for (IntWritable one : ones) {
+          n += one.get();
+        }
+        ctx.write(w, new IntWritable(n));
+      }
+    }
+
+    @Override
+    public int run(String[] args) throws Exception {
+      Job job = Job.getInstance(getConf(), "flaky-wordcount");
+      job.setJarByClass(FlakyWordCount.class);
+      job.setMapperClass(Tokens.class);
+      job.setReducerClass(Sum.class);
+      job.setOutputKeyClass(Text.class);
+      job.setOutputValueClass(IntWritable.class);
+      job.setNumReduceTasks(2);
+      FileInputFormat.addInputPath(job, new Path(args[0]));
+      FileOutputFormat.setOutputPath(job, new Path(args[1]));
+      return job.waitForCompletion(false) ? 0 : 1;
+    }
+  }
+
+  /**
+   * Preshuffle's collector that first waits (up to a minute) until every reduce of the job has
+   * registered its receiver. There is no event to wait on, so it polls the registry.
+   */
+  public static final class WaitForReceivers<K, V> extends PreshuffleMapOutputCollector<K, V> {
+    @Override
+    public void init(Context context) throws IOException, ClassNotFoundException {
+      JobConf job = context.getJobConf();
+      ReducerRegistry registry = new ReducerRegistry(job);
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+      while (registry.receivers().size() < job.getNumReduceTasks()) {
+        if (System.nanoTime() > deadline) {
+          throw new IOException("the reduces did not register within a minute");
+        }
+        try {
+          Thread.sleep(50);
+        } catch (InterruptedException e) {
+          throw new IOException(e);
+        }
+      }
+      super.init(context);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+
+  private static Map<Pair, Counters> runPair(Run feature, Supplier<Tool> tool,
+      Function<Path, String[]> argsOf, String base) throws Exception {
+    return runPair(feature, tool, argsOf, base, conf -> { });
+  }
+
+  private static Map<Pair, Counters> runPair(Run feature, Supplier<Tool> tool,
+      Function<Path, String[]> argsOf, String base,
+      java.util.function.Consumer<Configuration> both) throws Exception {
+    Map<Pair, Counters> counters = PairedJobs.runAtOnce(CLUSTER.getConfiguration(), Pair.class,
+        "preshuffle" + base.replace('/', '-'), p -> {
+          Configuration conf = conf(p == Pair.STOCK ? Run.STOCK : feature);
+          both.accept(conf);
+          return conf;
+        }, tool, p -> argsOf.apply(out(base, p)));
+    PairedJobs.assertSameOutput(CLUSTER.getFileSystem(), out(base, Pair.STOCK),
+        out(base, Pair.PUSH));
+    assertEquals(0, get(counters.get(Pair.STOCK), PreshuffleCounter.FALLBACKS));
+    assertEquals(0, get(counters.get(Pair.STOCK), PreshuffleCounter.PUSHED_SEGMENTS));
+    assertEquals(0, get(counters.get(Pair.PUSH), PreshuffleCounter.FALLBACKS));
+    return counters;
+  }
+
+  /**
+   * Every (map, reduce) pair was merged from the map's complete push, none pulled; each push
+   * carried several spills (the 1 MB sort buffer) and arrived whole.
+   */
+  private static void assertAllPushed(Counters c, int maps, int reduces) {
+    String all = summary(c);
+    assertEquals(maps * reduces, get(c, PreshuffleCounter.MAPS_FROM_PUSH), all);
+    assertEquals(maps * reduces, get(c, PreshuffleCounter.PUSHES_COMPLETED), all);
+    assertEquals(0, get(c, PreshuffleCounter.MAPS_PULLED), all);
+    assertEquals(maps * reduces, c.findCounter(TaskCounter.SHUFFLED_MAPS).getValue());
+    assertTrue(get(c, PreshuffleCounter.PUSHED_SEGMENTS) >= 2L * maps * reduces, all);
+    assertEquals(get(c, PreshuffleCounter.PUSHED_BYTES), get(c, PreshuffleCounter.RECEIVED_BYTES));
+    assertEquals(0, get(c, PreshuffleCounter.DISCARDED_BYTES), all);
+    assertEquals(0, get(c, PreshuffleCounter.REFUSED_CONNECTIONS), all);
+  }
+
+  private static String summary(Counters c) {
+    StringBuilder b = new StringBuilder();
+    for (PreshuffleCounter k : PreshuffleCounter.values()) {
+      b.append(k).append('=').append(get(c, k)).append(' ');
+    }
+    return b.toString();
+  }
+
+  private static long get(Counters c, PreshuffleCounter k) {
+    return c.findCounter(k).getValue();
+  }
+
+  private static Path out(String base, Pair p) {
+    return new Path(base + "/out-" + p.name().toLowerCase(Locale.ROOT));
+  }
+
+  private static void writeZipfText(Path dir, int[] sizes, long seed) throws IOException {
+    ZipfText.writeFiles(CLUSTER.getFileSystem(), dir, sizes, seed);
+  }
+}
