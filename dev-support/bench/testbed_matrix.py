@@ -11,7 +11,8 @@ Steps (see dev-support/TESTBEDS.md for the sizes):
                 SelfJoin, InvertedIndex, AdjacencyList
   xie-hetero    placement: placement_ab.py, Grep and WordCount on stock vs ratio placement
   xie-psp       psp-grep, psp-wordcount: ab.py stock vs PSP on one text input (the preset's
-                cluster runs PSP's prefetcher plugin on every DataNode, idle for stock jobs)
+                cluster runs PSP's prefetcher plugin on every DataNode, idle for stock jobs);
+                preshuffle-wordcount, preshuffle-sort: ab.py stock vs Preshuffle
   coomr         kism-terasort, kism-adjacencylist: ab.py stock vs KISM
 The feature drivers bring up their own cluster; HACC_TESTBED=NAME makes it the preset's.
 Every run, stock and feature, gets the preset's JOB_ARGS (the seed's reduce count: 2 per node
@@ -58,10 +59,19 @@ PSP = (
     " -Dhadoop.accel.psp.read.bytes.per.sec=5m"
 )
 
+# Preshuffle: both halves per job (stock's default slowstart for both runs).
+PRESHUFFLE = (
+    "-Dmapreduce.job.map.output.collector.class="
+    "org.apache.hadoop.mapred.PreshuffleMapOutputCollector,"
+    "org.apache.hadoop.mapred.MapTask$MapOutputBuffer"
+    " -Dmapreduce.job.reduce.shuffle.consumer.plugin.class="
+    "org.apache.hadoop.mapreduce.task.reduce.PreshuffleShuffle"
+)
+
 # Input sizes per preset (TESTBEDS.md: the seed's per-node data times S, times the nodes).
 SIZES = {
     "xie-hetero": {"terasort": "1300m", "wordcount": "1300m", "grep": "1300m"},
-    "xie-psp": {"terasort": "1536m", "wordcount": "1536m", "grep": "1536m"},
+    "xie-psp": {"terasort": "1536m", "wordcount": "1536m", "grep": "1536m", "sort": "512m"},
     "jbs": {
         "terasort": "1500m",
         "wordcount": "1500m",
@@ -392,11 +402,13 @@ def main() -> int:
         )
     # Feature steps that are one ab.py A/B on the matrix's own cluster: stock vs FEATURE.
     ab_features = {
-        "xie-psp": ("psp", PSP, ("grep", "wordcount")),
-        "coomr": ("kism", KISM, ("terasort", "adjacencylist")),
+        "xie-psp": [
+            ("psp", PSP, ("grep", "wordcount")),
+            ("preshuffle", PRESHUFFLE, ("wordcount", "sort")),
+        ],
+        "coomr": [("kism", KISM, ("terasort", "adjacencylist"))],
     }
-    if tb in ab_features:
-        feature, feature_args, workloads = ab_features[tb]
+    for feature, feature_args, workloads in ab_features.get(tb, []):
         for w in workloads:
             d = out / f"{feature}-{w}"
             steps.append(

@@ -66,7 +66,10 @@ public class PreshuffleShuffle<K, V> implements ShuffleConsumerPlugin<K, V>, Exc
         context.getSpilledRecordsCounter(), context.getReduceCombineInputCounter(),
         context.getMergedMapOutputsCounter(), this, context.getMergePhase(),
         context.getMapOutputFile());
-    long shuffleMemory = (long) (Math.min(Runtime.getRuntime().maxMemory(), Integer.MAX_VALUE)
+    // The merge manager's own budget (its fields are private): heap or the configured total.
+    long heap = conf.getLong(MRJobConfig.REDUCE_MEMORY_TOTAL_BYTES,
+        Runtime.getRuntime().maxMemory());
+    long shuffleMemory = (long) (Math.min(heap, Integer.MAX_VALUE)
         * conf.getFloat(MRJobConfig.SHUFFLE_INPUT_BUFFER_PERCENT, 0.70f));
     this.pushed = new PushedOutputs<>(merger, conf, context.getMapOutputFile(), reporter,
         metrics, shuffleMemory);

@@ -19,6 +19,8 @@ import org.apache.hadoop.mapred.MapOutputFile;
 import org.apache.hadoop.mapred.Reporter;
 import org.apache.hadoop.mapreduce.TaskAttemptID;
 import org.apache.hadoop.mapreduce.TaskID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A reducer's pushed segments, held per map attempt until the ApplicationMaster says which
@@ -28,6 +30,7 @@ import org.apache.hadoop.mapreduce.TaskID;
  * bound holds) while held segments stay under a quarter of it, and to local disk otherwise.
  */
 final class PushedOutputs<K, V> implements PushSink {
+  private static final Logger LOG = LoggerFactory.getLogger(PushedOutputs.class);
   /** Names the temporary files of on-disk segments only. */
   private static final int FETCHER_ID = 0;
 
@@ -95,6 +98,9 @@ final class PushedOutputs<K, V> implements PushSink {
       throw e;
     }
     reporter.incrCounter(PreshuffleCounter.RECEIVED_BYTES, partLength);
+    // One line per segment: the benchmark's timeline of bytes received per reducer.
+    LOG.info("Received spill {} of {}: {} bytes ({} raw) {}", spill, map, partLength, rawLength,
+        out.getDescription());
     MapOutput<K, V> replaced = null;
     boolean keep;
     synchronized (this) {
