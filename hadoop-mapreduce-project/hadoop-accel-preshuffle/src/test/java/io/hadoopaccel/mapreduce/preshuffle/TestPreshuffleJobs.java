@@ -21,8 +21,6 @@ import org.apache.hadoop.io.LongWritable;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.JobCounter;
-import org.apache.hadoop.mapreduce.Mapper;
-import org.apache.hadoop.mapreduce.Reducer;
 import org.apache.hadoop.mapreduce.TaskAttemptID;
 import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
 import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
@@ -52,8 +50,10 @@ class TestPreshuffleJobs {
 
   @RegisterExtension
   static final MiniHadoopClusterExtension CLUSTER = MiniHadoopClusterExtension.builder()
+      // Two jobs at once, each with its reduces up from the start: room for both, so that the
+      // AM never preempts a reduce to place a retried map (the failure test counts failures).
       .configure(c -> c.setInt("yarn.nodemanager.resource.memory-mb",
-          14 * MiniHadoopClusterExtension.CONTAINER_MB))
+          20 * MiniHadoopClusterExtension.CONTAINER_MB))
       .build();
 
   /** The two runs of every job; the halves alone are checked to fall back to pulling. */
@@ -85,6 +85,7 @@ class TestPreshuffleJobs {
     }
     conf.setFloat(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, 0f);
     conf.setInt(MRJobConfig.IO_SORT_MB, 1);
+    conf.setInt(MRJobConfig.MR_JOB_REDUCER_PREEMPT_DELAY_SEC, 3600);
     return conf;
   }
 
@@ -153,41 +154,25 @@ class TestPreshuffleJobs {
    * out) and whose first attempt of reduce 0 fails after its merge, in the reduce phase.
    */
   public static final class FlakyWordCount extends Configured implements Tool {
-    public static final class Tokens extends Mapper<LongWritable, Text, Text, IntWritable> {
-      private static final IntWritable ONE = new IntWritable(1);
-      private final Text word = new Text();
-
-      @Override
-      protected void map(LongWritable k, Text line, Context ctx)
-          throws IOException, InterruptedException {
-        for (String w : line.toString().split(" ")) {
-          word.set(w);
-          ctx.write(word, ONE);
-        }
-      }
-
+    public static final class Tokens extends WordCount.TokenizerMapper {
       @Override
       protected void cleanup(Context ctx) throws IOException {
-        TaskAttemptID id = ctx.getTaskAttemptID();
-        if (id.getTaskID().getId() == 0 && id.getId() == 0) {
-          throw new IOException("first attempt of map 0 fails on purpose");
-        }
+        failFirstAttemptOfTask0(ctx.getTaskAttemptID(), "map");
       }
     }
 
-    public static final class Sum extends Reducer<Text, IntWritable, Text, IntWritable> {
+    public static final class Sum extends WordCount.LongSumReducer {
       @Override
       protected void reduce(Text w, Iterable<IntWritable> ones, Context ctx)
           throws IOException, InterruptedException {
-        TaskAttemptID id = ctx.getTaskAttemptID();
-        if (id.getTaskID().getId() == 0 && id.getId() == 0) {
-          throw new IOException("first attempt of reduce 0 fails on purpose");
-        }
-        int n = 0;
-        for (IntWritable one : ones) {
-          n += one.get();
-        }
-        ctx.write(w, new IntWritable(n));
+        failFirstAttemptOfTask0(ctx.getTaskAttemptID(), "reduce");
+        super.reduce(w, ones, ctx);
+      }
+    }
+
+    static void failFirstAttemptOfTask0(TaskAttemptID id, String kind) throws IOException {
+      if (id.getTaskID().getId() == 0 && id.getId() == 0) {
+        throw new IOException("first attempt of " + kind + " 0 fails on purpose");
       }
     }
 
@@ -197,8 +182,10 @@ class TestPreshuffleJobs {
       job.setJarByClass(FlakyWordCount.class);
       job.setMapperClass(Tokens.class);
       job.setReducerClass(Sum.class);
+      job.setMapOutputKeyClass(Text.class);
+      job.setMapOutputValueClass(IntWritable.class);
       job.setOutputKeyClass(Text.class);
-      job.setOutputValueClass(IntWritable.class);
+      job.setOutputValueClass(LongWritable.class);
       job.setNumReduceTasks(2);
       FileInputFormat.addInputPath(job, new Path(args[0]));
       FileOutputFormat.setOutputPath(job, new Path(args[1]));
