@@ -474,6 +474,19 @@ def main() -> int:
             with Sampler(out / "samples" / f"{name}.jsonl"):
                 rc = subprocess.run(cmd, env=env, check=False).returncode
             utilisation(step_dir, out / "samples")
+            if name.startswith("preshuffle-") and (step_dir / "results.json").exists():
+                # While the cluster's task logs are still there: the Fig. 5.1 timeline.
+                subprocess.run(
+                    [
+                        sys.executable,
+                        str(HERE / "shuffle_timeline.py"),
+                        "--results",
+                        str(step_dir / "results.json"),
+                        "--userlogs",
+                        str(WORK / "nodes/*/logs/userlogs"),
+                    ],
+                    check=False,
+                )
             if rc != 0:
                 failed.append(name)
                 print(
