@@ -23,6 +23,7 @@ public final class SpillWatchingOutputFiles extends MapOutputFile {
   private final MapOutputFile files;
   private final Listener listener;
   private boolean merging;
+  private Path spillData; // the spill being written
 
   public SpillWatchingOutputFiles(MapOutputFile files, Listener listener) {
     this.files = files;
@@ -39,7 +40,7 @@ public final class SpillWatchingOutputFiles extends MapOutputFile {
   @Override
   public Path getSpillIndexFileForWrite(int spillNumber, long size) throws IOException {
     Path index = files.getSpillIndexFileForWrite(spillNumber, size);
-    listener.spillWritten(spillNumber, files.getSpillFile(spillNumber), index);
+    listener.spillWritten(spillNumber, spillData, index);
     return index;
   }
 
@@ -83,7 +84,9 @@ public final class SpillWatchingOutputFiles extends MapOutputFile {
 
   @Override
   public Path getSpillFileForWrite(int spillNumber, long size) throws IOException {
-    return files.getSpillFileForWrite(spillNumber, size);
+    // Spills are written one at a time: its index comes next (no search of the local dirs).
+    spillData = files.getSpillFileForWrite(spillNumber, size);
+    return spillData;
   }
 
   @Override
