@@ -93,6 +93,10 @@ public final class MiniHadoopClusterExtension implements BeforeAllCallback, Afte
 
       Configuration conf = createBaseConfiguration(numDataNodes);
       configurer.accept(conf);
+      // MiniYARNCluster gives every NM this key's memory (default 4 GiB) and ignores the NM's
+      // own key: carry over what the base settings and the builder's configurer chose.
+      conf.setInt("yarn.minicluster.yarn.nodemanager.resource.memory-mb",
+          conf.getInt("yarn.nodemanager.resource.memory-mb", 8 * CONTAINER_MB));
 
       dfsCluster = new MiniDFSCluster.Builder(conf, new File(baseDir, "dfs"))
           .numDataNodes(numDataNodes)
