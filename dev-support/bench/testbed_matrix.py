@@ -297,6 +297,19 @@ def main() -> int:
     )
     ap.add_argument("--steps", default="", help="only these steps (comma list)")
     ap.add_argument(
+        "--job-args",
+        default="",
+        help="more job options for both arms of the feature steps (e.g. the same slowstart)",
+    )
+    ap.add_argument(
+        "--feature-args", default="", help="more job options for the feature arm only"
+    )
+    ap.add_argument(
+        "--cluster-args",
+        default="",
+        help="more `emu-cluster up` options, after the preset's (e.g. --nm-memory 2560)",
+    )
+    ap.add_argument(
         "--dry-run", action="store_true", help="print the steps, their commands and what is done"
     )
     args = ap.parse_args()
@@ -304,7 +317,7 @@ def main() -> int:
     out = (args.out or REPO / "target/testbed" / tb).resolve()
     sizes = {w: scaled(s, args.size_scale) for w, s in SIZES[tb].items()}
     knobs = preset(tb)
-    job_args = JOB_ARGS[tb]
+    job_args = f"{JOB_ARGS[tb]} {args.job_args}".strip()
     env = dict(os.environ, HACC_TESTBED=tb, JOB_ARGS=job_args)  # JOB_ARGS: jbs_ab.sh's
     ab = [
         sys.executable,
@@ -431,7 +444,7 @@ def main() -> int:
                         f"--a-args={job_args}",
                         "--b-name",
                         feature,
-                        f"--b-args={job_args} {feature_args}",
+                        f"--b-args={job_args} {feature_args} {args.feature_args}",
                         f"--gen-args={GEN_ARGS.get(tb, '')}",
                         "--out",
                         str(d),
@@ -462,7 +475,8 @@ def main() -> int:
             if own and not up:
                 subprocess.run(
                     [str(EMU), "up", "--testbed", tb, "--work-dir", str(WORK)]
-                    + (PSP_CLUSTER if tb == "xie-psp" else []),
+                    + (PSP_CLUSTER if tb == "xie-psp" else [])
+                    + shlex.split(args.cluster_args),
                     check=True,
                 )
                 up = True
