@@ -12,18 +12,22 @@ import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
  *
  * <pre>
  * map    -&gt; reduce: int MAGIC, byte kind, UTF mapAttempt, int partition, int spill,
- *                   long rawLength, long partLength, UTF hash
+ *                   int progress, long rawLength, long partLength, UTF hash
  * reduce -&gt; map:    byte ACCEPT, UTF replyHash  |  byte REFUSE, UTF reason  |  byte AUTH_FAILED
  * map    -&gt; reduce: (SEGMENT only) partLength bytes: the spill's IFile segment for partition
  * reduce -&gt; map:    byte OK or FAILED (SEGMENT: stored; DONE: the reducer holds every segment)
  * </pre>
  *
- * For DONE, {@code spill} is the map's number of spills. The hash is the job token's HMAC of
+ * For DONE, {@code spill} is the map's number of spills. {@code progress} is the share of its
+ * input (in thousandths) the map had consumed when the spill was written: the reducer's
+ * progress counts pushed data by it (seed 003 §5.3). The hash is the job token's HMAC of
  * every header field, and the reply hash the HMAC of that hash: each side proves the token as
  * stock's fetch and its reply hash do.
  */
 public final class PushProtocol {
-  public static final int MAGIC = 0x50534831; // "PSH1"
+  public static final int MAGIC = 0x50534832; // "PSH2"
+  /** {@code progress} of a whole map input. */
+  public static final int WHOLE = 1000;
   public static final byte SEGMENT = 1;
   public static final byte DONE = 2;
 
@@ -45,23 +49,25 @@ public final class PushProtocol {
     public final String mapAttempt;
     public final int partition;
     public final int spill;
+    public final int progress;
     public final long rawLength;
     public final long partLength;
     private String hash; // as read, to reply to
 
-    public Header(byte kind, String mapAttempt, int partition, int spill, long rawLength,
-        long partLength) {
+    public Header(byte kind, String mapAttempt, int partition, int spill, int progress,
+        long rawLength, long partLength) {
       this.kind = kind;
       this.mapAttempt = mapAttempt;
       this.partition = partition;
       this.spill = spill;
+      this.progress = progress;
       this.rawLength = rawLength;
       this.partLength = partLength;
     }
 
     String message() {
       return "preshuffle/" + kind + "/" + mapAttempt + "/" + partition + "/" + spill + "/"
-          + rawLength + "/" + partLength;
+          + progress + "/" + rawLength + "/" + partLength;
     }
 
     /** Writes the header and its hash; returns the hash the reply must be the HMAC of. */
@@ -72,6 +78,7 @@ public final class PushProtocol {
       out.writeUTF(mapAttempt);
       out.writeInt(partition);
       out.writeInt(spill);
+      out.writeInt(progress);
       out.writeLong(rawLength);
       out.writeLong(partLength);
       out.writeUTF(hash);
@@ -89,11 +96,12 @@ public final class PushProtocol {
       }
       byte kind = in.readByte();
       String attempt = in.readUTF();
-      Header h = new Header(kind, attempt, in.readInt(), in.readInt(), in.readLong(),
-          in.readLong());
+      Header h = new Header(kind, attempt, in.readInt(), in.readInt(), in.readInt(),
+          in.readLong(), in.readLong());
       String hash = in.readUTF();
       if ((kind != SEGMENT && kind != DONE) || attempt.length() > MAX_ID_CHARS
-          || h.spill < 0 || h.rawLength < 0 || h.partLength < 0) {
+          || h.spill < 0 || h.progress < 0 || h.progress > WHOLE || h.rawLength < 0
+          || h.partLength < 0) {
         throw new AuthenticationException("malformed push header");
       }
       try {

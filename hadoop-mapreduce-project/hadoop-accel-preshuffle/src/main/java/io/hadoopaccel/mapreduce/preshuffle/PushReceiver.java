@@ -132,7 +132,7 @@ public final class PushReceiver implements Closeable {
     boolean ok;
     if (h.kind == PushProtocol.SEGMENT) {
       // The sink reads exactly partLength bytes (stock's IFileInputStream, checksum verified).
-      sink.receive(map, h.spill, h.rawLength, h.partLength, in);
+      sink.receive(map, h.spill, h.progress, h.rawLength, h.partLength, in);
       ok = true;
     } else {
       ok = sink.done(map, h.spill);

@@ -19,6 +19,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntSupplier;
 import javax.crypto.SecretKey;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.mapred.IndexRecord;
@@ -48,13 +49,15 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
 
   private static final class Spill {
     final int number;
+    final int progress;
     final Path data;
     final Path index;
     FileChannel channel;
     SpillRecord record;
 
-    Spill(int number, Path data, Path index) {
+    Spill(int number, int progress, Path data, Path index) {
       this.number = number;
+      this.progress = progress;
       this.data = data;
       this.index = index;
     }
@@ -65,6 +68,7 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
   private final SecretKey key;
   private final Reporter reporter;
   private final ReducerRegistry registry;
+  private final IntSupplier progress;
   private final int timeoutMs;
   private final long refreshMs;
   private final long drainMs;
@@ -83,13 +87,19 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
 
   private final Thread thread;
 
+  /**
+   * @param progress the map's input consumed so far, in thousandths
+   *     ({@link PushProtocol#WHOLE}): each spill carries it to the reducers' progress
+   */
   public PushSender(TaskAttemptID map, JobConf conf, SecretKey key, Reporter reporter,
-      ReducerRegistry registry, int timeoutMs, long refreshMs, long drainMs) {
+      ReducerRegistry registry, IntSupplier progress, int timeoutMs, long refreshMs,
+      long drainMs) {
     this.map = map;
     this.conf = conf;
     this.key = key;
     this.reporter = reporter;
     this.registry = registry;
+    this.progress = progress;
     this.timeoutMs = timeoutMs;
     this.refreshMs = refreshMs;
     this.drainMs = drainMs;
@@ -104,7 +114,7 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
 
   @Override
   public synchronized void spillWritten(int spill, Path data, Path index) {
-    spills.add(new Spill(spill, data, index));
+    spills.add(new Spill(spill, progress.getAsInt(), data, index));
     notifyAll();
   }
 
@@ -268,8 +278,8 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
       s = spills.get(spill);
     }
     IndexRecord ir = s.record.getIndex(r);
-    Header h = new Header(PushProtocol.SEGMENT, map.toString(), r, spill, ir.rawLength,
-        ir.partLength);
+    Header h = new Header(PushProtocol.SEGMENT, map.toString(), r, spill, s.progress,
+        ir.rawLength, ir.partLength);
     try (Socket socket = connect(to)) {
       DataOutputStream out = new DataOutputStream(
           new BufferedOutputStream(socket.getOutputStream(), CHUNK));
@@ -309,7 +319,8 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
     synchronized (this) {
       spills = finalSpills;
     }
-    Header h = new Header(PushProtocol.DONE, map.toString(), r, spills, 0, 0);
+    Header h = new Header(PushProtocol.DONE, map.toString(), r, spills, PushProtocol.WHOLE, 0,
+        0);
     try (Socket socket = connect(to)) {
       DataOutputStream out = new DataOutputStream(new BufferedOutputStream(
           socket.getOutputStream()));

@@ -9,9 +9,12 @@ public interface PushSink {
   /** Why pushes of {@code map} are no longer wanted, or null if they are. */
   String refusal(TaskAttemptID map);
 
-  /** Stores one spill segment read from {@code in} (exactly partLength bytes). */
-  void receive(TaskAttemptID map, int spill, long rawLength, long partLength, InputStream in)
-      throws IOException;
+  /**
+   * Stores one spill segment read from {@code in} (exactly partLength bytes); {@code progress}
+   * is the map's input consumed by then, in thousandths ({@link PushProtocol#WHOLE}).
+   */
+  void receive(TaskAttemptID map, int spill, int progress, long rawLength, long partLength,
+      InputStream in) throws IOException;
 
   /** The map has {@code spills} spills in all; true if every one of them is held. */
   boolean done(TaskAttemptID map, int spills);

@@ -3,12 +3,14 @@ package org.apache.hadoop.mapred;
 import io.hadoopaccel.common.conf.AccelConfiguration;
 import io.hadoopaccel.mapreduce.preshuffle.PreshuffleConfigKeys;
 import io.hadoopaccel.mapreduce.preshuffle.PreshuffleCounter;
+import io.hadoopaccel.mapreduce.preshuffle.PushProtocol;
 import io.hadoopaccel.mapreduce.preshuffle.PushSender;
 import io.hadoopaccel.mapreduce.preshuffle.ReducerRegistry;
 import io.hadoopaccel.mapreduce.preshuffle.SpillWatchingOutputFiles;
 import java.io.IOException;
 import org.apache.hadoop.mapreduce.MRConfig;
 import org.apache.hadoop.mapreduce.MRJobConfig;
+import org.apache.hadoop.util.Progress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +29,8 @@ public class PreshuffleMapOutputCollector<K, V> implements MapOutputCollector<K,
 
   private final MapTask.MapOutputBuffer<K, V> buffer = new MapTask.MapOutputBuffer<>();
   private PushSender sender;
+  /** Set once the map has consumed all its input: every later spill holds the whole of it. */
+  private volatile boolean flushing;
 
   @Override
   public void init(Context context) throws IOException, ClassNotFoundException {
@@ -41,8 +45,11 @@ public class PreshuffleMapOutputCollector<K, V> implements MapOutputCollector<K,
       // Every spill's index goes to a file, where the sender reads it (stock keeps the first
       // ones in memory, out of reach).
       job.setLong(MRJobConfig.INDEX_CACHE_MEMORY_LIMIT, 0);
+      Progress mapPhase = task.getProgress().phase(); // the collector is made while mapping
       sender = new PushSender(task.getTaskID(), job, task.getShuffleSecret(),
           context.getReporter(), new ReducerRegistry(job),
+          () -> flushing ? PushProtocol.WHOLE
+              : Math.round(Math.min(1f, mapPhase.getProgress()) * PushProtocol.WHOLE),
           AccelConfiguration.getInt(job, PreshuffleConfigKeys.SOCKET_TIMEOUT_MS),
           AccelConfiguration.getInt(job, PreshuffleConfigKeys.REGISTRY_REFRESH_MS),
           AccelConfiguration.getInt(job, PreshuffleConfigKeys.DRAIN_TIMEOUT_MS));
@@ -74,6 +81,7 @@ public class PreshuffleMapOutputCollector<K, V> implements MapOutputCollector<K,
 
   @Override
   public void flush() throws IOException, InterruptedException, ClassNotFoundException {
+    flushing = true;
     buffer.flush(); // the final spill and merge; the sender saw both through the files
   }
 

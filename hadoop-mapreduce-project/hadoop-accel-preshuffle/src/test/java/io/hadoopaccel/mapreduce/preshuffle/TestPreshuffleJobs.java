@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
@@ -32,6 +33,7 @@ import org.apache.hadoop.mapreduce.Counters;
 import org.apache.hadoop.mapreduce.MRConfig;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.TaskCounter;
+import org.apache.hadoop.mapreduce.task.reduce.HaltingPreshuffleShuffle;
 import org.apache.hadoop.mapreduce.task.reduce.PreshuffleShuffle;
 import org.apache.hadoop.mapreduce.task.reduce.Shuffle;
 import org.apache.hadoop.util.Tool;
@@ -105,7 +107,7 @@ class TestPreshuffleJobs {
     Path in = new Path("/sort/in");
     writeZipfText(in, new int[] {2 << 20, 1 << 20}, 5);
     Map<Pair, Counters> c = runPair(Run.PUSH, Sort::new,
-        out -> new String[] {"-r", "3", in.toString(), out.toString()}, "/sort", conf -> {
+        out -> new String[] {"-r", "3", in.toString(), out.toString()}, "/sort", (p, conf) -> {
           conf.setBoolean(MRJobConfig.MAP_OUTPUT_COMPRESS, true);
           conf.set(MRJobConfig.MAP_OUTPUT_COMPRESS_CODEC, DefaultCodec.class.getName());
         });
@@ -148,6 +150,51 @@ class TestPreshuffleJobs {
     // reduce phase), so it pulled all three; reduce 1 merged all three from pushes.
     assertEquals(3, get(push, PreshuffleCounter.MAPS_PULLED), all);
     assertEquals(3, get(push, PreshuffleCounter.MAPS_FROM_PUSH), all);
+  }
+
+  @Test
+  void onlyTheWinningSpeculativeAttemptIsMerged() throws Exception {
+    Path in = new Path("/spec/in");
+    writeZipfText(in, new int[] {3 << 20, 2 << 20, 2 << 20}, 23);
+    Map<Pair, Counters> c = runPair(Run.PUSH, SpeculatedWordCount::new,
+        out -> new String[] {in.toString(), out.toString()}, "/spec", (p, conf) -> {
+          conf.setBoolean(MRJobConfig.MAP_SPECULATIVE, true);
+          conf.set(MRJobConfig.MR_AM_JOB_SPECULATOR, ForcedMapSpeculator.class.getName());
+        });
+    for (Counters run : c.values()) {
+      // Map 0 ran twice at once: its first attempt was killed when the second succeeded.
+      assertEquals(4, run.findCounter(JobCounter.TOTAL_LAUNCHED_MAPS).getValue(), run::toString);
+      assertEquals(1, run.findCounter(JobCounter.NUM_KILLED_MAPS).getValue(), run::toString);
+    }
+    Counters push = c.get(Pair.PUSH);
+    String all = summary(push);
+    // The losing attempt pushed its spills before it blocked; they were thrown away, and every
+    // map, map 0 included, was merged from its winning attempt's push.
+    assertTrue(get(push, PreshuffleCounter.DISCARDED_BYTES) > 0, all);
+    assertEquals(6, get(push, PreshuffleCounter.MAPS_FROM_PUSH), all);
+    assertEquals(0, get(push, PreshuffleCounter.MAPS_PULLED), all);
+  }
+
+  @Test
+  void aReduceAttemptKilledMidMergeIsRetriedAndGetsEverything() throws Exception {
+    Path in = new Path("/halt/in");
+    writeZipfText(in, new int[] {2 << 20, 2 << 20, 2 << 20}, 29);
+    Map<Pair, Counters> c = runPair(Run.PUSH, WordCount::new,
+        out -> new String[] {"-r", "2", in.toString(), out.toString()}, "/halt", (p, conf) -> {
+          if (p == Pair.PUSH) {
+            conf.set(MRConfig.SHUFFLE_CONSUMER_PLUGIN, HaltingPreshuffleShuffle.class.getName());
+          }
+        });
+    Counters push = c.get(Pair.PUSH);
+    String all = summary(push);
+    // Reduce 0's first attempt died with pushes received and its merge begun; the maps that
+    // pushed to its dead receiver, and the retry, lost nothing: every (map, reduce) pair of
+    // the two successful reduce attempts was merged from a push or pulled.
+    assertEquals(1, push.findCounter(JobCounter.NUM_FAILED_REDUCES).getValue(), all);
+    assertEquals(6,
+        get(push, PreshuffleCounter.MAPS_FROM_PUSH) + get(push, PreshuffleCounter.MAPS_PULLED),
+        all);
+    assertEquals(6, push.findCounter(TaskCounter.SHUFFLED_MAPS).getValue(), all);
   }
 
   /**
@@ -196,6 +243,46 @@ class TestPreshuffleJobs {
   }
 
   /**
+   * WordCount with 2 reduces whose first attempt of map 0 blocks after collecting its output
+   * (its spills are pushed by then) until the ApplicationMaster kills it, which it does when
+   * the speculative attempt {@link ForcedMapSpeculator} added succeeds. The bound only keeps a
+   * broken run from hanging.
+   */
+  public static final class SpeculatedWordCount extends Configured implements Tool {
+    public static final class Tokens extends WordCount.TokenizerMapper {
+      @Override
+      protected void cleanup(Context ctx) throws IOException, InterruptedException {
+        TaskAttemptID id = ctx.getTaskAttemptID();
+        if (id.getTaskID().getId() != 0 || id.getId() != 0) {
+          return;
+        }
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+        while (System.nanoTime() < deadline) {
+          Thread.sleep(100);
+        }
+        throw new IOException("the first attempt of map 0 was not killed within five minutes");
+      }
+    }
+
+    @Override
+    public int run(String[] args) throws Exception {
+      Job job = Job.getInstance(getConf(), "speculated-wordcount");
+      job.setJarByClass(SpeculatedWordCount.class);
+      job.setMapperClass(Tokens.class);
+      job.setCombinerClass(WordCount.IntSumCombiner.class);
+      job.setReducerClass(WordCount.LongSumReducer.class);
+      job.setMapOutputKeyClass(Text.class);
+      job.setMapOutputValueClass(IntWritable.class);
+      job.setOutputKeyClass(Text.class);
+      job.setOutputValueClass(LongWritable.class);
+      job.setNumReduceTasks(2);
+      FileInputFormat.addInputPath(job, new Path(args[0]));
+      FileOutputFormat.setOutputPath(job, new Path(args[1]));
+      return job.waitForCompletion(false) ? 0 : 1;
+    }
+  }
+
+  /**
    * Preshuffle's collector that first waits (up to five minutes: reduces start slowly on a
    * loaded CI machine) until every reduce of the job has registered its receiver. There is no
    * event to wait on, so it polls the registry.
@@ -224,16 +311,16 @@ class TestPreshuffleJobs {
 
   private static Map<Pair, Counters> runPair(Run feature, Supplier<Tool> tool,
       Function<Path, String[]> argsOf, String base) throws Exception {
-    return runPair(feature, tool, argsOf, base, conf -> { });
+    return runPair(feature, tool, argsOf, base, (p, conf) -> { });
   }
 
   private static Map<Pair, Counters> runPair(Run feature, Supplier<Tool> tool,
-      Function<Path, String[]> argsOf, String base,
-      java.util.function.Consumer<Configuration> both) throws Exception {
+      Function<Path, String[]> argsOf, String base, BiConsumer<Pair, Configuration> tweak)
+      throws Exception {
     Map<Pair, Counters> counters = PairedJobs.runAtOnce(CLUSTER.getConfiguration(), Pair.class,
         "preshuffle" + base.replace('/', '-'), p -> {
           Configuration conf = conf(p == Pair.STOCK ? Run.STOCK : feature);
-          both.accept(conf);
+          tweak.accept(p, conf);
           return conf;
         }, tool, p -> argsOf.apply(out(base, p)));
     PairedJobs.assertSameOutput(CLUSTER.getFileSystem(), out(base, Pair.STOCK),

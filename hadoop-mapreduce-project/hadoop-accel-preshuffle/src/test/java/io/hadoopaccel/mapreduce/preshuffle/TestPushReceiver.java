@@ -44,11 +44,12 @@ class TestPushReceiver {
     }
 
     @Override
-    public synchronized void receive(TaskAttemptID map, int spill, long rawLength,
-        long partLength, InputStream in) throws IOException {
+    public synchronized void receive(TaskAttemptID map, int spill, int progress,
+        long rawLength, long partLength, InputStream in) throws IOException {
       byte[] b = new byte[(int) partLength];
       new DataInputStream(in).readFully(b);
-      received.add(map + "/" + spill + "/" + new String(b, StandardCharsets.UTF_8));
+      received.add(map + "/" + spill + "@" + progress + "/"
+          + new String(b, StandardCharsets.UTF_8));
     }
 
     @Override
@@ -79,12 +80,17 @@ class TestPushReceiver {
   /** One push as a map sends it; returns the receiver's answers. */
   private byte[] push(SecretKey key, TaskAttemptID map, int partition, byte[] data)
       throws IOException {
+    return push(key, map, partition, 375, data);
+  }
+
+  private byte[] push(SecretKey key, TaskAttemptID map, int partition, int progress,
+      byte[] data) throws IOException {
     try (Socket s = new Socket("localhost", receiver.port())) {
       s.setSoTimeout(5_000);
       DataOutputStream out = new DataOutputStream(s.getOutputStream());
       DataInputStream in = new DataInputStream(s.getInputStream());
-      String hash = new Header(PushProtocol.SEGMENT, map.toString(), partition, 0, data.length,
-          data.length).write(out, key);
+      String hash = new Header(PushProtocol.SEGMENT, map.toString(), partition, 0, progress,
+          data.length, data.length).write(out, key);
       byte answer = in.readByte();
       if (answer != PushProtocol.ACCEPT) {
         return new byte[] {answer};
@@ -101,7 +107,7 @@ class TestPushReceiver {
     byte[] answers = push(KEY, MAP, 1, "segment".getBytes(StandardCharsets.UTF_8));
     assertEquals(PushProtocol.ACCEPT, answers[0]);
     assertEquals(PushProtocol.OK, answers[1]);
-    assertEquals(List.of(MAP + "/0/segment"), sink.received);
+    assertEquals(List.of(MAP + "/0@375/segment"), sink.received);
   }
 
   @Test
@@ -111,6 +117,14 @@ class TestPushReceiver {
     assertEquals(PushProtocol.AUTH_FAILED, answers[0]);
     assertEquals(List.of(), sink.received);
     assertEquals(List.of("push hash does not prove the job token"), sink.refusedPeers);
+  }
+
+  @Test
+  void aHeaderOutOfRangeIsRefusedEvenWithTheToken() throws IOException {
+    assertEquals(PushProtocol.AUTH_FAILED,
+        push(KEY, MAP, 1, PushProtocol.WHOLE + 1, new byte[1])[0]);
+    assertEquals(List.of(), sink.received);
+    assertEquals(List.of("malformed push header"), sink.refusedPeers);
   }
 
   @Test
@@ -137,9 +151,9 @@ class TestPushReceiver {
     // caught by the map, which verifies the reply hash.
     assertEquals(PushProtocol.AUTH_FAILED, push(KEY, MAP, 1, new byte[1])[0]);
     ByteArrayOutputStream ignored = new ByteArrayOutputStream();
-    String hash = new Header(PushProtocol.SEGMENT, MAP.toString(), 1, 0, 1, 1)
+    String hash = new Header(PushProtocol.SEGMENT, MAP.toString(), 1, 0, 0, 1, 1)
         .write(new DataOutputStream(ignored), KEY);
-    String forgedReply = new Header(PushProtocol.SEGMENT, MAP.toString(), 1, 0, 1, 1)
+    String forgedReply = new Header(PushProtocol.SEGMENT, MAP.toString(), 1, 0, 0, 1, 1)
         .write(new DataOutputStream(ignored), WRONG_KEY);
     assertThrows(PushProtocol.AuthenticationException.class,
         () -> PushProtocol.verifyReply(forgedReply, hash, KEY));

@@ -15,12 +15,18 @@ import org.apache.hadoop.util.Time;
 /**
  * Stock's scheduler, except that a map whose SUCCEEDED attempt pushed its whole output is
  * merged from what it pushed instead of being fetched. Every decision still follows the
- * ApplicationMaster's completion events, as stock's does.
+ * ApplicationMaster's completion events, as stock's does. The copy phase's progress counts the
+ * data pushed by maps still running, not only the maps copied (seed 003 §5.3).
  */
 final class PreshuffleScheduler<K, V> extends ShuffleSchedulerImpl<K, V> {
   private final PushedOutputs<K, V> pushed;
   private final Reporter reporter;
   private final ExceptionReporter exceptions;
+  private final Progress copyPhase;
+  private final boolean[] copied;
+  // Guarded by this.
+  private int copiedMaps;
+  private float shown;
 
   PreshuffleScheduler(JobConf job, TaskStatus status, TaskAttemptID reduceId,
       ExceptionReporter exceptions, Progress progress, Counters.Counter shuffledMaps,
@@ -31,6 +37,34 @@ final class PreshuffleScheduler<K, V> extends ShuffleSchedulerImpl<K, V> {
     this.pushed = pushed;
     this.reporter = reporter;
     this.exceptions = exceptions;
+    this.copyPhase = progress;
+    this.copied = new boolean[job.getNumMapTasks()];
+    pushed.setProgressListener(this::updateProgress);
+  }
+
+  @Override
+  public synchronized void copySucceeded(TaskAttemptID mapId, MapHost host, long bytes,
+      long startMillis, long endMillis, MapOutput<K, V> output) throws IOException {
+    super.copySucceeded(mapId, host, bytes, startMillis, endMillis, output);
+    int map = mapId.getTaskID().getId();
+    if (!copied[map]) {
+      copied[map] = true;
+      copiedMaps++;
+    }
+    updateProgress();
+  }
+
+  /**
+   * Stock's share of maps copied, plus what maps still running have pushed so far. It never
+   * goes back (stock's copySucceeded sets the share of maps alone, and a discarded attempt's
+   * pushes are taken again by a pull).
+   */
+  private synchronized void updateProgress() {
+    if (copied.length > 0) {
+      float now = Math.min(1f, (copiedMaps + pushed.pendingMaps()) / copied.length);
+      shown = Math.max(shown, now);
+      copyPhase.set(shown);
+    }
   }
 
   @Override

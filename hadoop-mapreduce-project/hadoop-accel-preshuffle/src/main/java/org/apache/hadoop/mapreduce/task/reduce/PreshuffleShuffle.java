@@ -60,12 +60,7 @@ public class PreshuffleShuffle<K, V> implements ShuffleConsumerPlugin<K, V>, Exc
     this.reporter = context.getReporter();
     TaskAttemptID reduceId = context.getReduceId();
     this.metrics = ShuffleClientMetrics.create(reduceId, conf);
-    this.merger = new MergeManagerImpl<>(reduceId, conf, context.getLocalFS(),
-        context.getLocalDirAllocator(), reporter, context.getCodec(),
-        context.getCombinerClass(), context.getCombineCollector(),
-        context.getSpilledRecordsCounter(), context.getReduceCombineInputCounter(),
-        context.getMergedMapOutputsCounter(), this, context.getMergePhase(),
-        context.getMapOutputFile());
+    this.merger = createMergeManager(context);
     // The merge manager's own budget (its fields are private): heap or the configured total.
     long heap = conf.getLong(MRJobConfig.REDUCE_MEMORY_TOTAL_BYTES,
         Runtime.getRuntime().maxMemory());
@@ -77,6 +72,19 @@ public class PreshuffleShuffle<K, V> implements ShuffleConsumerPlugin<K, V>, Exc
         context.getCopyPhase(), context.getShuffledMapsCounter(),
         context.getReduceShuffleBytes(), context.getFailedShuffleCounter(), pushed, reporter);
     startReceiver(reduceId);
+  }
+
+  /**
+   * Stock's merge manager, as stock's {@code Shuffle.createMergeManager} makes it; a subclass
+   * may return its own (pushed segments are reserved and committed through it).
+   */
+  protected MergeManagerImpl<K, V> createMergeManager(Context<K, V> context) {
+    return new MergeManagerImpl<>(context.getReduceId(), context.getJobConf(),
+        context.getLocalFS(), context.getLocalDirAllocator(), context.getReporter(),
+        context.getCodec(), context.getCombinerClass(), context.getCombineCollector(),
+        context.getSpilledRecordsCounter(), context.getReduceCombineInputCounter(),
+        context.getMergedMapOutputsCounter(), this, context.getMergePhase(),
+        context.getMapOutputFile());
   }
 
   /** Opens and registers the receiver; if it cannot, this reduce pulls everything. */

@@ -1,6 +1,7 @@
 package org.apache.hadoop.mapreduce.task.reduce;
 
 import io.hadoopaccel.mapreduce.preshuffle.PreshuffleCounter;
+import io.hadoopaccel.mapreduce.preshuffle.PushProtocol;
 import io.hadoopaccel.mapreduce.preshuffle.PushSink;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,8 +27,11 @@ import org.slf4j.LoggerFactory;
  * A reducer's pushed segments, held per map attempt until the ApplicationMaster says which
  * attempt of the map SUCCEEDED. Only then, and only if that attempt pushed every one of its
  * spills, do its segments reach the merge; everything any other attempt pushed is discarded.
- * Segments go to memory through the merge manager's own reservation (so the shuffle's memory
- * bound holds) while held segments stay under a quarter of it, and to local disk otherwise.
+ * Small segments go to memory through the merge manager's own reservation (so the shuffle's
+ * memory bound holds) while held segments stay under an eighth of it; the rest go to local disk.
+ * Held segments cannot be merged until their map succeeds, so they must not crowd out stock's
+ * fetches: with large ones (23 MB spills) held in memory beside stock's fetches, a 300 MB
+ * reduce heap ran out of memory on the xie-psp testbed.
  */
 final class PushedOutputs<K, V> implements PushSink {
   private static final Logger LOG = LoggerFactory.getLogger(PushedOutputs.class);
@@ -37,6 +41,7 @@ final class PushedOutputs<K, V> implements PushSink {
   private final class Pushed {
     final TreeMap<Integer, MapOutput<K, V>> segments = new TreeMap<>();
     int spills = -1;
+    int progress; // of the map's input, in thousandths, covered by the segments held
 
     boolean complete() {
       return spills >= 0 && segments.size() == spills
@@ -50,6 +55,7 @@ final class PushedOutputs<K, V> implements PushSink {
   private final Reporter reporter;
   private final ShuffleClientMetrics metrics;
   private final long heldMemoryCap;
+  private final long heldSegmentMax;
   private final MapHost pushHost = new MapHost("preshuffle-push", "push:");
 
   // Guarded by this.
@@ -58,6 +64,7 @@ final class PushedOutputs<K, V> implements PushSink {
   private final Set<TaskAttemptID> dead = new HashSet<>();
   private long heldInMemory;
   private boolean closed;
+  private volatile Runnable progressListener = () -> { };
 
   PushedOutputs(MergeManagerImpl<K, V> merger, JobConf conf, MapOutputFile mapOutputFile,
       Reporter reporter, ShuffleClientMetrics metrics, long shuffleMemory) {
@@ -66,11 +73,33 @@ final class PushedOutputs<K, V> implements PushSink {
     this.mapOutputFile = mapOutputFile;
     this.reporter = reporter;
     this.metrics = metrics;
-    this.heldMemoryCap = shuffleMemory / 4;
+    this.heldMemoryCap = shuffleMemory / 8;
+    this.heldSegmentMax = shuffleMemory / 32;
   }
 
   MapHost pushHost() {
     return pushHost;
+  }
+
+  /** Called, outside this object's lock, whenever {@link #pendingMaps()} may have grown. */
+  void setProgressListener(Runnable listener) {
+    this.progressListener = listener;
+  }
+
+  /**
+   * How many maps' worth of output is held but not yet merged: per map, the share of its
+   * input whose output its furthest live attempt has pushed (seed 003 §5.3).
+   */
+  synchronized float pendingMaps() {
+    Map<TaskID, Integer> best = new HashMap<>();
+    for (Map.Entry<TaskAttemptID, Pushed> e : byAttempt.entrySet()) {
+      best.merge(e.getKey().getTaskID(), e.getValue().progress, Math::max);
+    }
+    long sum = 0;
+    for (int p : best.values()) {
+      sum += p;
+    }
+    return (float) sum / PushProtocol.WHOLE;
   }
 
   @Override
@@ -88,8 +117,8 @@ final class PushedOutputs<K, V> implements PushSink {
   }
 
   @Override
-  public void receive(TaskAttemptID map, int spill, long rawLength, long partLength,
-      InputStream in) throws IOException {
+  public void receive(TaskAttemptID map, int spill, int progress, long rawLength,
+      long partLength, InputStream in) throws IOException {
     MapOutput<K, V> out = reserve(map, spill, rawLength);
     try {
       out.shuffle(pushHost, in, partLength, rawLength, metrics, reporter);
@@ -106,11 +135,16 @@ final class PushedOutputs<K, V> implements PushSink {
     synchronized (this) {
       keep = refusal(map) == null;
       if (keep) {
-        replaced = byAttempt.computeIfAbsent(map, m -> new Pushed()).segments.put(spill, out);
+        Pushed p = byAttempt.computeIfAbsent(map, m -> new Pushed());
+        replaced = p.segments.put(spill, out);
+        // Spills arrive in order, each covering the input consumed before it was written.
+        p.progress = Math.max(p.progress, progress);
       }
     }
     if (!keep) {
       discard(out);
+    } else {
+      progressListener.run();
     }
     if (replaced != null) {
       discard(replaced);
@@ -120,7 +154,7 @@ final class PushedOutputs<K, V> implements PushSink {
   private MapOutput<K, V> reserve(TaskAttemptID map, int spill, long rawLength)
       throws IOException {
     synchronized (this) {
-      if (heldInMemory + rawLength <= heldMemoryCap) {
+      if (rawLength <= heldSegmentMax && heldInMemory + rawLength <= heldMemoryCap) {
         MapOutput<K, V> out = merger.reserve(map, rawLength, FETCHER_ID);
         if (out instanceof InMemoryMapOutput) {
           heldInMemory += rawLength;
