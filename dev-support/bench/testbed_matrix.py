@@ -296,19 +296,12 @@ def main() -> int:
         help="multiplies every input size (a quick pass: 0.1)",
     )
     ap.add_argument("--steps", default="", help="only these steps (comma list)")
-    ap.add_argument(
-        "--job-args",
-        default="",
-        help="more job options for both arms of the feature steps (e.g. the same slowstart)",
-    )
-    ap.add_argument(
-        "--feature-args", default="", help="more job options for the feature arm only"
-    )
-    ap.add_argument(
-        "--cluster-args",
-        default="",
-        help="more `emu-cluster up` options, after the preset's (e.g. --nm-memory 2560)",
-    )
+    for extra, what in (
+        ("--job-args", "more job options for both arms (e.g. the same slowstart)"),
+        ("--feature-args", "more job options for the feature arm only"),
+        ("--cluster-args", "more `emu-cluster up` options, after the preset's"),
+    ):
+        ap.add_argument(extra, default="", metavar="OPTIONS", help=what)
     ap.add_argument(
         "--dry-run", action="store_true", help="print the steps, their commands and what is done"
     )

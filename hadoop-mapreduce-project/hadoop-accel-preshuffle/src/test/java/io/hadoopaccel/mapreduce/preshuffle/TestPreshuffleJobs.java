@@ -142,14 +142,11 @@ class TestPreshuffleJobs {
     for (Counters run : c.values()) {
       assertEquals(1, run.findCounter(JobCounter.NUM_FAILED_REDUCES).getValue(), run::toString);
     }
-    String all = summary(push);
     // Map 0's first attempt pushed its whole output, then failed: reduce 1 threw it away and
-    // took map 0's second attempt's push instead.
-    assertTrue(get(push, PreshuffleCounter.DISCARDED_BYTES) > 0, all);
-    // Reduce 0's second attempt started after every map had ended (its first failed in the
-    // reduce phase), so it pulled all three; reduce 1 merged all three from pushes.
-    assertEquals(3, get(push, PreshuffleCounter.MAPS_PULLED), all);
-    assertEquals(3, get(push, PreshuffleCounter.MAPS_FROM_PUSH), all);
+    // took map 0's second attempt's push instead. Reduce 0's second attempt started after
+    // every map had ended (its first failed in the reduce phase), so it pulled all three;
+    // reduce 1 merged all three from pushes.
+    assertDiscardedThenTaken(push, 3, 3);
   }
 
   @Test
@@ -166,13 +163,9 @@ class TestPreshuffleJobs {
       assertEquals(4, run.findCounter(JobCounter.TOTAL_LAUNCHED_MAPS).getValue(), run::toString);
       assertEquals(1, run.findCounter(JobCounter.NUM_KILLED_MAPS).getValue(), run::toString);
     }
-    Counters push = c.get(Pair.PUSH);
-    String all = summary(push);
     // The losing attempt pushed its spills before it blocked; they were thrown away, and every
     // map, map 0 included, was merged from its winning attempt's push.
-    assertTrue(get(push, PreshuffleCounter.DISCARDED_BYTES) > 0, all);
-    assertEquals(6, get(push, PreshuffleCounter.MAPS_FROM_PUSH), all);
-    assertEquals(0, get(push, PreshuffleCounter.MAPS_PULLED), all);
+    assertDiscardedThenTaken(c.get(Pair.PUSH), 6, 0);
   }
 
   @Test
@@ -227,18 +220,8 @@ class TestPreshuffleJobs {
 
     @Override
     public int run(String[] args) throws Exception {
-      Job job = Job.getInstance(getConf(), "flaky-wordcount");
-      job.setJarByClass(FlakyWordCount.class);
-      job.setMapperClass(Tokens.class);
-      job.setReducerClass(Sum.class);
-      job.setMapOutputKeyClass(Text.class);
-      job.setMapOutputValueClass(IntWritable.class);
-      job.setOutputKeyClass(Text.class);
-      job.setOutputValueClass(LongWritable.class);
-      job.setNumReduceTasks(2);
-      FileInputFormat.addInputPath(job, new Path(args[0]));
-      FileOutputFormat.setOutputPath(job, new Path(args[1]));
-      return job.waitForCompletion(false) ? 0 : 1;
+      return runWordCount(Job.getInstance(getConf(), "flaky-wordcount"), Tokens.class, null,
+          Sum.class, args);
     }
   }
 
@@ -266,20 +249,29 @@ class TestPreshuffleJobs {
 
     @Override
     public int run(String[] args) throws Exception {
-      Job job = Job.getInstance(getConf(), "speculated-wordcount");
-      job.setJarByClass(SpeculatedWordCount.class);
-      job.setMapperClass(Tokens.class);
-      job.setCombinerClass(WordCount.IntSumCombiner.class);
-      job.setReducerClass(WordCount.LongSumReducer.class);
-      job.setMapOutputKeyClass(Text.class);
-      job.setMapOutputValueClass(IntWritable.class);
-      job.setOutputKeyClass(Text.class);
-      job.setOutputValueClass(LongWritable.class);
-      job.setNumReduceTasks(2);
-      FileInputFormat.addInputPath(job, new Path(args[0]));
-      FileOutputFormat.setOutputPath(job, new Path(args[1]));
-      return job.waitForCompletion(false) ? 0 : 1;
+      return runWordCount(Job.getInstance(getConf(), "speculated-wordcount"), Tokens.class,
+          WordCount.IntSumCombiner.class, WordCount.LongSumReducer.class, args);
     }
+  }
+
+  /** WordCount's types with these classes, 2 reduces, input and output dirs from args. */
+  static int runWordCount(Job job, Class<? extends WordCount.TokenizerMapper> mapper,
+      Class<? extends WordCount.IntSumCombiner> combiner,
+      Class<? extends WordCount.LongSumReducer> reducer, String[] args) throws Exception {
+    job.setJarByClass(TestPreshuffleJobs.class);
+    job.setMapperClass(mapper);
+    if (combiner != null) {
+      job.setCombinerClass(combiner);
+    }
+    job.setReducerClass(reducer);
+    job.setMapOutputKeyClass(Text.class);
+    job.setMapOutputValueClass(IntWritable.class);
+    job.setOutputKeyClass(Text.class);
+    job.setOutputValueClass(LongWritable.class);
+    job.setNumReduceTasks(2);
+    FileInputFormat.addInputPath(job, new Path(args[0]));
+    FileOutputFormat.setOutputPath(job, new Path(args[1]));
+    return job.waitForCompletion(false) ? 0 : 1;
   }
 
   /**
@@ -345,6 +337,14 @@ class TestPreshuffleJobs {
     assertEquals(get(c, PreshuffleCounter.PUSHED_BYTES), get(c, PreshuffleCounter.RECEIVED_BYTES));
     assertEquals(0, get(c, PreshuffleCounter.DISCARDED_BYTES), all);
     assertEquals(0, get(c, PreshuffleCounter.REFUSED_CONNECTIONS), all);
+  }
+
+  /** Some attempt's pushes were discarded; the reduces then took these from pushes and pulls. */
+  private static void assertDiscardedThenTaken(Counters c, int fromPush, int pulled) {
+    String all = summary(c);
+    assertTrue(get(c, PreshuffleCounter.DISCARDED_BYTES) > 0, all);
+    assertEquals(fromPush, get(c, PreshuffleCounter.MAPS_FROM_PUSH), all);
+    assertEquals(pulled, get(c, PreshuffleCounter.MAPS_PULLED), all);
   }
 
   private static String summary(Counters c) {
