@@ -11,6 +11,7 @@ import io.hadoopaccel.workloads.jobs.WordCount;
 import java.io.IOException;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
@@ -239,10 +240,8 @@ class TestPreshuffleJobs {
         if (id.getTaskID().getId() != 0 || id.getId() != 0) {
           return;
         }
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
-        while (System.nanoTime() < deadline) {
-          Thread.sleep(100);
-        }
+        // Nothing counts it down: only the AM's kill ends this attempt.
+        new CountDownLatch(1).await(5, TimeUnit.MINUTES);
         throw new IOException("the first attempt of map 0 was not killed within five minutes");
       }
     }
