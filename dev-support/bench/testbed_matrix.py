@@ -12,7 +12,9 @@ Steps (see dev-support/TESTBEDS.md for the sizes):
   xie-hetero    placement: placement_ab.py, Grep and WordCount on stock vs ratio placement
   xie-psp       psp-grep, psp-wordcount: ab.py stock vs PSP on one text input (the preset's
                 cluster runs PSP's prefetcher plugin on every DataNode, idle for stock jobs);
-                preshuffle-wordcount, preshuffle-sort: ab.py stock vs Preshuffle
+                preshuffle-wordcount, preshuffle-sort: ab.py stock vs Preshuffle;
+                jbs-sort: ab.py stock vs JBS's native pull, beside Preshuffle (the preset's
+                cluster runs JBS's aux service on every NodeManager, idle for other jobs)
   coomr         kism-terasort, kism-adjacencylist: ab.py stock vs KISM
 The feature drivers bring up their own cluster; HACC_TESTBED=NAME makes it the preset's.
 Every run, stock and feature, gets the preset's JOB_ARGS (the seed's reduce count: 2 per node
@@ -58,6 +60,34 @@ PSP = (
     "'-Xmx1024m org.apache.hadoop.mapreduce.v2.app.PspMRAppMaster'"
     " -Dhadoop.accel.psp.read.bytes.per.sec=5m"
 )
+
+# JBS beside Preshuffle on xie-psp: the aux service on every NodeManager (idle for other jobs;
+# stock's ShuffleHandler still serves the rest) and, per job, JBS's reduce-side plugin.
+JBS_CLUSTER = [
+    "--conf",
+    "yarn.nodemanager.aux-services=mapreduce_shuffle,jbs_shuffle@yarn-site.xml",
+    "--conf",
+    "yarn.nodemanager.aux-services.jbs_shuffle.class="
+    "io.hadoopaccel.mapreduce.jbs.JbsAuxService@yarn-site.xml",
+    "--conf",
+    "yarn.nodemanager.aux-services.mapreduce_shuffle.class="
+    "io.hadoopaccel.mapreduce.jbs.JbsShuffleHandler@yarn-site.xml",
+    "--conf",
+    "hadoop.accel.jbs.merger.socket=/tmp/hacc-jbs-{host}/merger.sock@core-site.xml",
+]
+JBS = (
+    "-Dmapreduce.job.reduce.shuffle.consumer.plugin.class="
+    "org.apache.hadoop.mapreduce.task.reduce.JbsShuffle"
+)
+# JBS's daemons work outside the tasks: their CPU per run too (the NetMerger is reduce side).
+JBS_CPU = [
+    "--cpu-of",
+    "netmerger=jbs_net_merger",
+    "--cpu-of",
+    "mofsupplier=jbs_mof_supplier",
+    "--reduce-side",
+    "netmerger",
+]
 
 # Preshuffle: both halves per job (stock's default slowstart for both runs).
 PRESHUFFLE = (
@@ -300,6 +330,8 @@ def main() -> int:
         ("--job-args", "more job options for both arms (e.g. the same slowstart)"),
         ("--feature-args", "more job options for the feature arm only"),
         ("--cluster-args", "more `emu-cluster up` options, after the preset's"),
+        ("--gen-args", "more options of the input generator, after the preset's (e.g. "
+         "-Ddfs.blocksize=16m for a block-size sweep)"),
     ):
         ap.add_argument(extra, default="", metavar="OPTIONS", help=what)
     ap.add_argument(
@@ -311,6 +343,7 @@ def main() -> int:
     sizes = {w: scaled(s, args.size_scale) for w, s in SIZES[tb].items()}
     knobs = preset(tb)
     job_args = f"{JOB_ARGS[tb]} {args.job_args}".strip()
+    gen_args = f"{GEN_ARGS.get(tb, '')} {args.gen_args}".strip()
     env = dict(os.environ, HACC_TESTBED=tb, JOB_ARGS=job_args)  # JOB_ARGS: jbs_ab.sh's
     ab = [
         sys.executable,
@@ -411,6 +444,7 @@ def main() -> int:
         "xie-psp": [
             ("psp", PSP, ("grep", "wordcount")),
             ("preshuffle", PRESHUFFLE, ("wordcount", "sort")),
+            ("jbs", JBS, ("sort",)),
         ],
         "coomr": [("kism", KISM, ("terasort", "adjacencylist"))],
     }
@@ -438,7 +472,8 @@ def main() -> int:
                         "--b-name",
                         feature,
                         f"--b-args={job_args} {feature_args} {args.feature_args}",
-                        f"--gen-args={GEN_ARGS.get(tb, '')}",
+                        f"--gen-args={gen_args}",
+                        *(JBS_CPU if feature == "jbs" else []),
                         "--out",
                         str(d),
                     ],
@@ -468,7 +503,7 @@ def main() -> int:
             if own and not up:
                 subprocess.run(
                     [str(EMU), "up", "--testbed", tb, "--work-dir", str(WORK)]
-                    + (PSP_CLUSTER if tb == "xie-psp" else [])
+                    + (PSP_CLUSTER + JBS_CLUSTER if tb == "xie-psp" else [])
                     + shlex.split(args.cluster_args),
                     check=True,
                 )
@@ -477,7 +512,7 @@ def main() -> int:
                 subprocess.run([str(EMU), "down", "--work-dir", str(WORK)], check=True)
                 up = False
             print(f"== {name}: {shlex.join(cmd)}", flush=True)
-            step_dir = out / (name.split("-")[0] if name.startswith("jbs-") else name)
+            step_dir = out / ("jbs" if tb == "jbs" and name.startswith("jbs-") else name)
             with Sampler(out / "samples" / f"{name}.jsonl"):
                 rc = subprocess.run(cmd, env=env, check=False).returncode
             utilisation(step_dir, out / "samples")
