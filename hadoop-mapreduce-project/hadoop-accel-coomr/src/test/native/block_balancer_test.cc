@@ -140,3 +140,21 @@ TEST(BlockBalancer, RefusesWhatIsNotItsToRelease) {
   EXPECT_THROW(b.Want(a, 1), std::invalid_argument);
   EXPECT_EQ(b.free_blocks(), 1u);  // a's data is still in its 2 blocks
 }
+
+TEST(BlockBalancer, TryGrantIsAllOrNothingAndKeepsAWaitingTasksShare) {
+  BlockBalancer b(10);
+  ClientId big = b.Join();
+  ClientId small = b.Join();
+  EXPECT_TRUE(b.TryGrant(big, 7));   // nobody else waits: it may exceed its share
+  EXPECT_FALSE(b.TryGrant(small, 4));  // only 3 are free: nothing granted
+  EXPECT_EQ(b.Held(small), 0u);
+  EXPECT_EQ(b.Wanted(small), 4u);  // but its demand is on record
+  b.Release(big, 2);               // big wrote a spill out: 5 free
+  // small waits for 4; big asks for 2 more: shares of 10 over demands 7 and 4 are 6 and 4, so
+  // big would go over its share while small waits.
+  EXPECT_FALSE(b.TryGrant(big, 2));
+  EXPECT_TRUE(b.TryGrant(small, 4));
+  EXPECT_EQ(b.Wanted(small), 0u);
+  EXPECT_TRUE(b.TryGrant(big, 1));  // nobody waits any more
+  EXPECT_EQ(b.free_blocks(), 0u);
+}

@@ -79,6 +79,22 @@ std::vector<std::pair<ClientId, uint64_t>> BlockBalancer::Distribute() {
   return {granted.begin(), granted.end()};
 }
 
+bool BlockBalancer::TryGrant(ClientId client, uint64_t blocks) {
+  Want(client, blocks);
+  Client& c = clients_.at(client);
+  bool others_waiting = false;
+  for (const auto& [id, other] : clients_) {
+    others_waiting |= id != client && !other.finished && other.wanted > 0;
+  }
+  if (blocks > free_ || (others_waiting && c.held + blocks > FairShares().at(client))) {
+    return false;  // the demand stays recorded
+  }
+  c.held += blocks;
+  c.wanted = 0;
+  free_ -= blocks;
+  return true;
+}
+
 void BlockBalancer::Release(ClientId client, uint64_t blocks) {
   Client& c = Find(client);
   if (blocks > c.held) {

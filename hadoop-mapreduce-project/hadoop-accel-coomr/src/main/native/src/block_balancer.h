@@ -36,6 +36,12 @@ class BlockBalancer {
   // Hands out free blocks one at a time, each to the wanting task that holds the fewest (the
   // seed's rule; ties go to the earlier task). Returns the blocks granted to each task.
   std::vector<std::pair<ClientId, uint64_t>> Distribute();
+  // The synchronous form, for a task that must decide now (spill into the pool or to disk):
+  // grants all `blocks` at once if that many are free and either the task stays within its fair
+  // share or no other task is waiting for blocks. Otherwise grants nothing and records the
+  // demand as Want does, so that later requests from tasks over their share are refused until
+  // this one is served. A grant clears the task's recorded demand. Throws like Want.
+  bool TryGrant(ClientId client, uint64_t blocks);
   // Blocks whose data has been written out or that the task gave back. Throws
   // std::invalid_argument if the client does not hold that many.
   void Release(ClientId client, uint64_t blocks);
