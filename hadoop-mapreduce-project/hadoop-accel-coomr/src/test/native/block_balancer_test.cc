@@ -145,7 +145,7 @@ TEST(BlockBalancer, TryGrantIsAllOrNothingAndKeepsAWaitingTasksShare) {
   BlockBalancer b(10);
   ClientId big = b.Join();
   ClientId small = b.Join();
-  EXPECT_TRUE(b.TryGrant(big, 7));   // nobody else waits: it may exceed its share
+  EXPECT_TRUE(b.TryGrant(big, 7));     // nobody else waits: it may exceed its share
   EXPECT_FALSE(b.TryGrant(small, 4));  // only 3 are free: nothing granted
   EXPECT_EQ(b.Held(small), 0u);
   EXPECT_EQ(b.Wanted(small), 4u);  // but its demand is on record
