@@ -39,6 +39,14 @@ class LocsLogTest : public ::testing::Test {
     log.Read(b, out.data());
     return out;
   }
+  // A log of two repositories, one bucket each (maps 1 and 2, reduce 0); the first's size.
+  uint64_t TwoRepositories(const std::vector<uint8_t>& bucket) {
+    LocsLog log = LocsLog::Create(path_);
+    log.Append({{1, 0, 0, bucket.size(), bucket.data(), bucket.size()}});
+    uint64_t first = log.size();
+    log.Append({{2, 0, 0, bucket.size(), bucket.data(), bucket.size()}});
+    return first;
+  }
   uint64_t FileSize() const {
     struct stat st;
     EXPECT_EQ(stat(path_.c_str(), &st), 0);
@@ -99,14 +107,7 @@ TEST_F(LocsLogTest, ReopeningRebuildsBothTables) {
 }
 
 TEST_F(LocsLogTest, ATornTailIsCutOffOnOpen) {
-  std::vector<uint8_t> a = Bytes(500, 7);
-  uint64_t whole;
-  {
-    LocsLog log = LocsLog::Create(path_);
-    log.Append({{1, 0, 0, 500, a.data(), a.size()}});
-    whole = log.size();
-    log.Append({{2, 0, 0, 500, a.data(), a.size()}});
-  }
+  uint64_t whole = TwoRepositories(Bytes(500, 7));
   // A crash mid-append: the second repository lost its last 100 bytes.
   ASSERT_EQ(truncate(path_.c_str(), static_cast<off_t>(2 * whole - 100)), 0);
   LocsLog log = LocsLog::Open(path_);
@@ -118,14 +119,7 @@ TEST_F(LocsLogTest, ATornTailIsCutOffOnOpen) {
 }
 
 TEST_F(LocsLogTest, AHeaderThatFailsItsCheckEndsTheLog) {
-  std::vector<uint8_t> a = Bytes(64, 8);
-  uint64_t whole;
-  {
-    LocsLog log = LocsLog::Create(path_);
-    log.Append({{1, 0, 0, 64, a.data(), a.size()}});
-    whole = log.size();
-    log.Append({{2, 0, 0, 64, a.data(), a.size()}});
-  }
+  uint64_t whole = TwoRepositories(Bytes(64, 8));
   int fd = open(path_.c_str(), O_WRONLY);
   ASSERT_GE(fd, 0);
   uint8_t flip = 0xff;
