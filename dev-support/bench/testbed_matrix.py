@@ -328,7 +328,8 @@ def main() -> int:
     ap.add_argument("--steps", default="", help="only these steps (comma list)")
     for extra, what in (
         ("--job-args", "more job options for both arms (e.g. the same slowstart)"),
-        ("--feature-args", "more job options for the feature arm only"),
+        ("--feature-args", "more job options for the feature arm of every feature step run "
+         "(run steps of different features separately when their options differ)"),
         ("--cluster-args", "more `emu-cluster up` options, after the preset's"),
         ("--gen-args", "more options of the input generator, after the preset's (e.g. "
          "-Ddfs.blocksize=16m for a block-size sweep)"),
