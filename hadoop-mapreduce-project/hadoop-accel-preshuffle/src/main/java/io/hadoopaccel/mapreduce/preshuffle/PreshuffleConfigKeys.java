@@ -8,6 +8,9 @@ public final class PreshuffleConfigKeys {
   /** Connect and per-read/write bound of one push, on both ends. */
   public static final String SOCKET_TIMEOUT_MS = "hadoop.accel.preshuffle.socket.timeout.ms";
 
+  /** Reducers a map pushes to at once. */
+  public static final String SENDER_STREAMS = "hadoop.accel.preshuffle.sender.streams";
+
   /** Pushes a reducer receives at once. */
   public static final String RECEIVER_THREADS = "hadoop.accel.preshuffle.receiver.threads";
 

@@ -31,13 +31,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The second stage of seed 003's map pipeline (§5.2.2): a thread that pushes each finished
- * spill's segments to the reducers' receivers while the map thread goes on mapping and
- * spilling. Each reducer gets the map's spills in order and then a done marker naming their
- * number; a reducer that is not registered yet gets the spills it missed once it registers
- * (they stay readable through open files, even after the merge deletes them). A reducer whose
- * push fails or is refused is given up for this map: it pulls the map's output as stock does.
- * Nothing here can fail the map.
+ * The second stage of seed 003's map pipeline (§5.2.2): threads that push each finished spill's
+ * segments to the reducers' receivers while the map thread goes on mapping and spilling. Each
+ * reducer gets the map's spills in order and then a done marker naming their number; up to
+ * {@code streams} reducers are pushed to at once, one push in flight per reducer (a single
+ * stream, one acknowledged segment at a time, could not fill a slow link: measured on the
+ * shuffle-bound xie-psp variant). A reducer that is not registered yet gets the spills it
+ * missed once it registers (they stay readable through open files, even after the merge
+ * deletes them). A reducer whose push fails or is refused is given up for this map: it pulls
+ * the map's output as stock does. Nothing here can fail the map.
  */
 public final class PushSender implements SpillWatchingOutputFiles.Listener, Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(PushSender.class);
@@ -79,21 +81,35 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
   private int finalSpills = -1;
   private final State[] state;
   private final int[] next; // per reducer, the next spill to push
+  private final boolean[] inFlight; // per reducer, a push to it is under way
+  private boolean refreshing;
   private Map<Integer, InetSocketAddress> receivers = new HashMap<>();
   private long lastRefresh = Long.MIN_VALUE / 2;
   private boolean refreshedSinceFinal;
   private boolean closed;
   private int rotor;
 
-  private final Thread thread;
+  private final List<Thread> threads = new ArrayList<>();
+
+  /** One thing for a sender thread to do: a push to {@code reducer}, or (-1) a refresh. */
+  private static final class Work {
+    final int reducer;
+    final Runnable body;
+
+    Work(int reducer, Runnable body) {
+      this.reducer = reducer;
+      this.body = body;
+    }
+  }
 
   /**
    * @param progress the map's input consumed so far, in thousandths
    *     ({@link PushProtocol#WHOLE}): each spill carries it to the reducers' progress
+   * @param streams how many reducers are pushed to at once
    */
   public PushSender(TaskAttemptID map, JobConf conf, SecretKey key, Reporter reporter,
       ReducerRegistry registry, IntSupplier progress, int timeoutMs, long refreshMs,
-      long drainMs) {
+      long drainMs, int streams) {
     this.map = map;
     this.conf = conf;
     this.key = key;
@@ -106,10 +122,14 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
     int reduces = conf.getNumReduceTasks();
     this.state = new State[reduces];
     this.next = new int[reduces];
+    this.inFlight = new boolean[reduces];
     Arrays.fill(state, State.PENDING);
-    this.thread = new Thread(this::run, "preshuffle-sender");
-    thread.setDaemon(true);
-    thread.start();
+    for (int i = 0; i < Math.max(1, Math.min(streams, reduces)); i++) {
+      Thread t = new Thread(this::run, "preshuffle-sender-" + i);
+      t.setDaemon(true);
+      threads.add(t);
+    }
+    threads.forEach(Thread::start);
   }
 
   @Override
@@ -165,11 +185,22 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
   private void run() {
     try {
       while (true) {
-        Runnable work = nextWork();
+        Work work = nextWork();
         if (work == null) {
           return;
         }
-        work.run();
+        try {
+          work.body.run();
+        } finally {
+          synchronized (this) {
+            if (work.reducer < 0) {
+              refreshing = false;
+            } else {
+              inFlight[work.reducer] = false;
+            }
+            notifyAll();
+          }
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -180,13 +211,16 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
       }
     } finally {
       synchronized (this) {
-        notifyAll(); // close() waits for this thread
+        notifyAll(); // close() waits for the threads
       }
     }
   }
 
-  /** Waits for something to do: a push, a done marker or a registry refresh; null: finished. */
-  private synchronized Runnable nextWork() throws InterruptedException {
+  /**
+   * Waits for something to do: a push, a done marker or a registry refresh, for a reducer no
+   * other thread is pushing to; null: finished.
+   */
+  private synchronized Work nextWork() throws InterruptedException {
     while (!closed) {
       while (loaded < spills.size() && load(spills.get(loaded))) {
         loaded++;
@@ -194,7 +228,7 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
       boolean waitingForReceiver = false;
       for (int k = 0; k < state.length; k++) {
         int r = (rotor + k) % state.length;
-        if (state[r] != State.PENDING) {
+        if (state[r] != State.PENDING || inFlight[r]) {
           continue;
         }
         boolean hasWork = next[r] < loaded || next[r] == finalSpills;
@@ -212,13 +246,16 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
           continue;
         }
         rotor = r + 1;
+        inFlight[r] = true;
         final int spill = next[r];
-        return next[r] < loaded ? () -> pushSegment(r, spill, to) : () -> pushDone(r, to);
+        return new Work(r,
+            next[r] < loaded ? () -> pushSegment(r, spill, to) : () -> pushDone(r, to));
       }
       long now = System.nanoTime() / 1_000_000;
-      if (waitingForReceiver && now - lastRefresh >= refreshMs) {
+      if (waitingForReceiver && !refreshing && now - lastRefresh >= refreshMs) {
         lastRefresh = now;
-        return this::refresh;
+        refreshing = true;
+        return new Work(-1, this::refresh);
       }
       if (finalSpills >= 0 && !anyPending()) {
         return null;
@@ -388,7 +425,7 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
     synchronized (this) {
       try {
         long left;
-        while (thread.isAlive() && anyPending()
+        while (threads.stream().anyMatch(Thread::isAlive) && anyPending()
             && (left = deadline - System.nanoTime() / 1_000_000) > 0) {
           wait(left);
         }
@@ -404,9 +441,11 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
       closed = true;
       notifyAll();
     }
-    thread.interrupt();
+    threads.forEach(Thread::interrupt);
     try {
-      thread.join(timeoutMs);
+      for (Thread t : threads) {
+        t.join(timeoutMs);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

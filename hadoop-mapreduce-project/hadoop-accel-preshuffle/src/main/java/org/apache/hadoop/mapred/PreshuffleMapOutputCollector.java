@@ -52,7 +52,8 @@ public class PreshuffleMapOutputCollector<K, V> implements MapOutputCollector<K,
               : Math.round(Math.min(1f, mapPhase.getProgress()) * PushProtocol.WHOLE),
           AccelConfiguration.getInt(job, PreshuffleConfigKeys.SOCKET_TIMEOUT_MS),
           AccelConfiguration.getInt(job, PreshuffleConfigKeys.REGISTRY_REFRESH_MS),
-          AccelConfiguration.getInt(job, PreshuffleConfigKeys.DRAIN_TIMEOUT_MS));
+          AccelConfiguration.getInt(job, PreshuffleConfigKeys.DRAIN_TIMEOUT_MS),
+          AccelConfiguration.getInt(job, PreshuffleConfigKeys.SENDER_STREAMS));
       task.mapOutputFile = new SpillWatchingOutputFiles(task.mapOutputFile, sender);
     }
     buffer.init(context);
