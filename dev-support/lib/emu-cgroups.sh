@@ -115,6 +115,23 @@ cg_set_disk() {
   done
 }
 
+# cg_set_root_disk DEVICE RBPS WBPS RIOPS WIOPS: v1 only: throttles the root group's I/O on one
+# device (a node's own disk: writeback is charged to the root group on v1); "none" lifts a limit.
+cg_set_root_disk() {
+  local dev=$1 d
+  d=$(cg_v1_mount blkio)
+  echo "$dev ${2/none/0}" > "$d/blkio.throttle.read_bps_device"
+  echo "$dev ${3/none/0}" > "$d/blkio.throttle.write_bps_device"
+  echo "$dev ${4/none/0}" > "$d/blkio.throttle.read_iops_device"
+  echo "$dev ${5/none/0}" > "$d/blkio.throttle.write_iops_device"
+}
+
+# cg_clear_root_disk DEVICE: removes cg_set_root_disk's rules (v1; nothing to do on v2).
+cg_clear_root_disk() {
+  ((CG_VERSION == 1)) || return 0
+  cg_set_root_disk "$1" none none none none
+}
+
 # cg_set_memory HOST BYTES|none: everything the node's processes charge, page cache included.
 cg_set_memory() {
   local host=$1 bytes=$2 d
@@ -161,7 +178,8 @@ cg_remove() {
   done
 }
 
-# cg_is_member PID HOST: PID is in HOST's group in every hierarchy.
+# cg_is_member PID HOST: PID is in HOST's group in every hierarchy but those named in
+# CG_UNJOINED (v1 controllers a node's processes do not join, e.g. "blkio").
 cg_is_member() {
   local pid=$1 host=$2 c
   if ((CG_VERSION == 2)); then
@@ -169,6 +187,7 @@ cg_is_member() {
     return
   fi
   for c in "${!CG_DIR[@]}"; do
+    [[ " ${CG_UNJOINED:-} " == *" $c "* ]] && continue
     grep -qE "^[0-9]+:([^:]*,)?$c(,[^:]*)?:/$PREFIX/$host\$" "/proc/$pid/cgroup" || return 1
   done
 }
