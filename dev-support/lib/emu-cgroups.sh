@@ -51,6 +51,11 @@ cg_v2_has() {
 # cg_dir CONTROLLER: the cluster's group for a controller (v2: the one dir).
 cg_dir() { echo "${CG_DIR[$1]}"; }
 
+# The CFS period of the CPU quotas (µs): a node may run SHARE × period, then waits for the next
+# period. The kernel's default is 100 ms; a shorter one makes a small share run like a slower
+# CPU rather than in bursts with stalls of up to (1 - SHARE) × period.
+CG_CPU_PERIOD_US=${CG_CPU_PERIOD_US:-100000}
+
 # cg_create NODES HOST...: the cluster's groups, one per host. The whole cluster weighs like one
 # busy session per node against the machine's other sessions (autogroups).
 cg_create() {
@@ -72,27 +77,27 @@ cg_create() {
   done
   d=$(cg_dir cpu)
   echo $((1024 * (nodes + 1))) > "$d/cpu.shares"
-  for h in "$@"; do echo 100000 > "$d/$h/cpu.cfs_period_us"; done
+  for h in "$@"; do echo "$CG_CPU_PERIOD_US" > "$d/$h/cpu.cfs_period_us"; done
 }
 
-# cg_set_cpu HOST SHARE: a quota of SHARE cores per 100 ms ("none": unlimited); the weight
+# cg_set_cpu HOST SHARE: a quota of SHARE cores per period ("none": unlimited); the weight
 # follows the share, so that a faster node also wins more under contention.
 cg_set_cpu() {
   local host=$1 share=$2 d
   d=$(cg_dir cpu)/$host
   if ((CG_VERSION == 2)); then
     if [[ $share == none ]]; then
-      echo "max 100000" > "$d/cpu.max"
+      echo "max $CG_CPU_PERIOD_US" > "$d/cpu.max"
       echo 100 > "$d/cpu.weight"
     else
-      awk -v s="$share" 'BEGIN { print int(s * 100000), 100000 }' > "$d/cpu.max"
+      awk -v s="$share" -v p="$CG_CPU_PERIOD_US" 'BEGIN { print int(s * p), p }' > "$d/cpu.max"
       awk -v s="$share" 'BEGIN { w = int(s * 100); print (w < 1 ? 1 : w) }' > "$d/cpu.weight"
     fi
   elif [[ $share == none ]]; then
     echo -1 > "$d/cpu.cfs_quota_us"
     echo 1024 > "$d/cpu.shares"
   else
-    awk -v s="$share" 'BEGIN { print int(s * 100000) }' > "$d/cpu.cfs_quota_us"
+    awk -v s="$share" -v p="$CG_CPU_PERIOD_US" 'BEGIN { print int(s * p) }' > "$d/cpu.cfs_quota_us"
     awk -v s="$share" 'BEGIN { w = int(s * 1024); print (w < 2 ? 2 : w) }' > "$d/cpu.shares"
   fi
 }
