@@ -141,7 +141,7 @@ void Coordinator::Serve(int fd) {
           while (!detached && ReadMessage(fd, &m) && Handle(fd, client, m, &detached)) {
           }
         }
-        Forget(client);
+        if (!detached) Forget(client);  // a task that died
       }
     }
   }
@@ -171,12 +171,13 @@ bool Coordinator::Handle(int fd, ClientId client, const Message& m, bool* detach
         }
         break;
       case MessageType::kDetach:
-        *detached = true;
+        *detached = true;  // cleaned up below, before the reply says it is done
         break;
       default:
         return false;  // not a request a task sends: drop the connection
     }
   }
+  if (*detached) Forget(client);
   return WriteMessage(fd, reply);
 }
 

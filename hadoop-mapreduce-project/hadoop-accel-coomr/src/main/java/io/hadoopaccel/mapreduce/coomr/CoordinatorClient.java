@@ -61,10 +61,16 @@ public final class CoordinatorClient implements Closeable {
     SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
     Selector sel = null;
     try {
-      ch.connect(UnixDomainSocketAddress.of(socket)); // local: refused or accepted at once
+      // Non-blocking, so that a coordinator whose listen backlog is full cannot hang the task.
       ch.configureBlocking(false);
       sel = Selector.open();
       ch.register(sel, 0);
+      long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+      if (!ch.connect(UnixDomainSocketAddress.of(socket))) {
+        while (!ch.finishConnect()) {
+          await(ch, sel, SelectionKey.OP_CONNECT, deadline);
+        }
+      }
       ByteBuffer req = frame(ATTACH);
       putString(req, job);
       putString(req, attempt);
