@@ -1,7 +1,7 @@
 package io.hadoopaccel.mapreduce.preshuffle;
 
+import io.hadoopaccel.common.mapred.ForwardingMapOutputFile;
 import java.io.IOException;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.mapred.MapOutputFile;
 
@@ -11,7 +11,7 @@ import org.apache.hadoop.mapred.MapOutputFile;
  * stream's last buffer), and the start of the final merge (every spill is then closed, about to
  * be merged into the map output and deleted, or renamed to it).
  */
-public final class SpillWatchingOutputFiles extends MapOutputFile {
+public final class SpillWatchingOutputFiles extends ForwardingMapOutputFile {
   /** What the spills tell the pushing side. */
   public interface Listener {
     void spillWritten(int spill, Path data, Path index);
@@ -20,13 +20,12 @@ public final class SpillWatchingOutputFiles extends MapOutputFile {
     void outputFinal() throws IOException;
   }
 
-  private final MapOutputFile files;
   private final Listener listener;
   private boolean merging;
   private Path spillData; // the spill being written
 
   public SpillWatchingOutputFiles(MapOutputFile files, Listener listener) {
-    this.files = files;
+    super(files);
     this.listener = listener;
   }
 
@@ -44,7 +43,7 @@ public final class SpillWatchingOutputFiles extends MapOutputFile {
     return index;
   }
 
-  // The merge's first call is one of these four (getSpillFile when there are spills).
+  // The merge's first call is one of these two (getSpillFile when there are spills).
   @Override
   public Path getSpillFile(int spillNumber) throws IOException {
     mergeStarts();
@@ -58,67 +57,9 @@ public final class SpillWatchingOutputFiles extends MapOutputFile {
   }
 
   @Override
-  public Path getOutputFileForWriteInVolume(Path existing) {
-    return files.getOutputFileForWriteInVolume(existing);
-  }
-
-  @Override
-  public Path getOutputIndexFileForWriteInVolume(Path existing) {
-    return files.getOutputIndexFileForWriteInVolume(existing);
-  }
-
-  @Override
-  public Path getOutputFile() throws IOException {
-    return files.getOutputFile();
-  }
-
-  @Override
-  public Path getOutputIndexFile() throws IOException {
-    return files.getOutputIndexFile();
-  }
-
-  @Override
-  public Path getOutputIndexFileForWrite(long size) throws IOException {
-    return files.getOutputIndexFileForWrite(size);
-  }
-
-  @Override
   public Path getSpillFileForWrite(int spillNumber, long size) throws IOException {
     // Spills are written one at a time: its index comes next (no search of the local dirs).
     spillData = files.getSpillFileForWrite(spillNumber, size);
     return spillData;
-  }
-
-  @Override
-  public Path getSpillIndexFile(int spillNumber) throws IOException {
-    return files.getSpillIndexFile(spillNumber);
-  }
-
-  @Override
-  public Path getInputFile(int mapId) throws IOException {
-    return files.getInputFile(mapId);
-  }
-
-  @Override
-  public Path getInputFileForWrite(org.apache.hadoop.mapreduce.TaskID mapId, long size)
-      throws IOException {
-    return files.getInputFileForWrite(mapId, size);
-  }
-
-  @Override
-  public void removeAll() throws IOException {
-    files.removeAll();
-  }
-
-  @Override
-  public void setConf(Configuration conf) {
-    if (files != null) {
-      files.setConf(conf);
-    }
-  }
-
-  @Override
-  public Configuration getConf() {
-    return files.getConf();
   }
 }

@@ -1,5 +1,6 @@
 package io.hadoopaccel.mapreduce.jbs;
 
+import io.hadoopaccel.common.daemon.SupervisedDaemon;
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -98,6 +99,11 @@ public class JbsAuxService extends AuxiliaryService implements JbsJobTokens.List
         previous -> cfg.mergerCommand(mergerBin, spillDirs),
         cfg.readyTimeoutMs, REPLY_TIMEOUT_MS, cfg.restartBackoffMs,
         () -> resendJobs(merger));
+    for (SupervisedDaemon d : new SupervisedDaemon[] {supplier, merger}) {
+      d.setWhenGivenUp("JBS native shuffle is off on this node: reduces here run stock shuffle;"
+          + " other nodes' reduces fall back to stock shuffle when their NetMerger cannot"
+          + " connect here.");
+    }
     startDaemon(supplier);
     startDaemon(merger);
     super.serviceStart();

@@ -81,11 +81,7 @@ public final class JbsConfig {
 
   /** $HADOOP_HOME/bin (environment, else the hadoop.home.dir property), else "bin". */
   static File defaultNativeDir() {
-    String home = System.getenv("HADOOP_HOME");
-    if (home == null || home.isEmpty()) {
-      home = System.getProperty("hadoop.home.dir");
-    }
-    return home == null || home.isEmpty() ? new File("bin") : new File(home, "bin");
+    return io.hadoopaccel.common.daemon.SupervisedDaemon.hadoopBinDir();
   }
 
   public File supplierBinary() {

@@ -1,5 +1,6 @@
 package io.hadoopaccel.mapreduce.jbs;
 
+import io.hadoopaccel.common.daemon.SupervisedDaemon;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

@@ -1,11 +1,12 @@
 package io.hadoopaccel.mapreduce.jbs;
 
+import io.hadoopaccel.minicluster.AuxServicesManifest;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapreduce.MRConfig;
 import org.apache.hadoop.mapreduce.MRJobConfig;
@@ -38,21 +39,10 @@ public final class JbsTestCluster {
    */
   public static void configure(Configuration conf) {
     try {
-      File dir = new File(System.getProperty("test.build.data", "target/test/data"),
-          "jbs-manifest").getAbsoluteFile();
-      dir.mkdirs();
-      File manifest = new File(dir, "aux-services.json");
-      Files.writeString(manifest.toPath(), "{\"services\":["
-          + service("mapreduce_shuffle", JbsShuffleHandler.class) + ","
-          + service(JbsConfig.SERVICE_NAME, JbsAuxService.class) + "]}",
-          StandardCharsets.UTF_8);
-      conf.setBoolean("yarn.nodemanager.aux-services.manifest.enabled", true);
-      // Through ManifestLocalFileSystem: the build dir may be under world-writable /tmp.
-      conf.set("fs." + ManifestLocalFileSystem.SCHEME + ".impl",
-          ManifestLocalFileSystem.class.getName());
-      conf.set("yarn.nodemanager.aux-services.manifest",
-          ManifestLocalFileSystem.SCHEME + "://" + manifest.getAbsolutePath());
-      conf.setLong("yarn.nodemanager.aux-services.manifest.reload-ms", 0);
+      Map<String, Class<?>> services = new LinkedHashMap<>();
+      services.put("mapreduce_shuffle", JbsShuffleHandler.class);
+      services.put(JbsConfig.SERVICE_NAME, JbsAuxService.class);
+      AuxServicesManifest.configure(conf, "jbs", services);
       conf.set(JbsConfigKeys.NATIVE_DIR, NATIVE_DIR.getAbsolutePath());
       conf.set(JbsConfigKeys.MERGER_SOCKET, "/tmp/jbs-test-" + ProcessHandle.current().pid()
           + "/merger.sock");
@@ -64,11 +54,6 @@ public final class JbsTestCluster {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-  }
-
-  private static String service(String name, Class<?> c) {
-    return "{\"name\":\"" + name + "\",\"version\":\"1\",\"configuration\":{\"properties\":"
-        + "{\"class.name\":\"" + c.getName() + "\"}}}";
   }
 
   /** Switches a job's reduces to {@link JbsShuffle}. */

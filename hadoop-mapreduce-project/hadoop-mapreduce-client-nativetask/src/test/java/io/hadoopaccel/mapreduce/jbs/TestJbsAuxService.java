@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.hadoopaccel.common.daemon.SupervisedDaemon;
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hadoopaccel.common.daemon.SupervisedDaemon;
 import io.hadoopaccel.minicluster.MiniHadoopClusterExtension;
 import io.hadoopaccel.minicluster.PairedJobs;
 import io.hadoopaccel.workloads.gen.ZipfText;

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.hadoopaccel.common.conf.AccelKeyRanges;
 import io.hadoopaccel.common.conf.KeyRange;
+import io.hadoopaccel.common.daemon.SupervisedDaemon;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.hadoopaccel.mapreduce.jbs;
+package io.hadoopaccel.common.daemon;
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -16,9 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One native daemon under the aux service (DESIGN.md §1): started with its command line, up
- * once it prints {@code READY <address>}, commanded by lines on its stdin (one answer line
- * each), stderr copied into our log. A supervisor thread starts it again when a start fails
+ * One native daemon under a NodeManager aux service (JBS's, CooMR's): started with its command
+ * line, up once it prints {@code READY <address>}, commanded by lines on its stdin (one answer
+ * line each), stderr copied into our log. A supervisor thread starts it again when a start fails
  * (the first one included) or the process exits, after a back-off that doubles while starts
  * fail or processes die young (max 60 s), and calls {@code onRestart} once a new process is
  * READY (the aux service re-sends ADD_JOB there). After {@code maxFailedStarts} failed starts
@@ -39,7 +39,7 @@ public final class SupervisedDaemon {
   private static final long MAX_BACKOFF_MS = 60_000;
   private static final long HEALTHY_MS = 60_000;
   /** Failed starts in a row before giving up (1 s doubling to 60 s between them: about 2 min). */
-  static final int DEFAULT_MAX_FAILED_STARTS = 8;
+  public static final int DEFAULT_MAX_FAILED_STARTS = 8;
 
   private final String name;
   private final Function<String, List<String>> command; // previous READY address -> command
@@ -64,6 +64,7 @@ public final class SupervisedDaemon {
       new java.util.concurrent.atomic.AtomicInteger();
   private Thread controller;
   private volatile java.util.function.Consumer<String> stderrTap;
+  private volatile String whenGivenUp = "What it serves is off on this node.";
 
   public SupervisedDaemon(String name, Function<String, List<String>> command,
       long readyTimeoutMs, long replyTimeoutMs, long initialBackoffMs, Runnable onRestart) {
@@ -71,7 +72,7 @@ public final class SupervisedDaemon {
         DEFAULT_MAX_FAILED_STARTS);
   }
 
-  SupervisedDaemon(String name, Function<String, List<String>> command, long readyTimeoutMs,
+  public SupervisedDaemon(String name, Function<String, List<String>> command, long readyTimeoutMs,
       long replyTimeoutMs, long initialBackoffMs, Runnable onRestart, int maxFailedStarts) {
     this.maxFailedStarts = maxFailedStarts;
     this.name = name;
@@ -82,8 +83,13 @@ public final class SupervisedDaemon {
     this.onRestart = onRestart;
   }
 
+  /** What giving up means to users, for its ERROR line (which features run stock instead). */
+  public void setWhenGivenUp(String consequence) {
+    whenGivenUp = consequence;
+  }
+
   /** Tests: sees every stderr line of every process of this daemon (null: none). */
-  void setStderrTap(java.util.function.Consumer<String> tap) {
+  public void setStderrTap(java.util.function.Consumer<String> tap) {
     stderrTap = tap;
   }
 
@@ -136,10 +142,10 @@ public final class SupervisedDaemon {
       up = false;
     }
     final boolean running = up;
-    supervisor = new Thread(() -> supervise(running), "jbs-supervisor-" + name);
+    supervisor = new Thread(() -> supervise(running), "supervisor-" + name);
     supervisor.setDaemon(true);
     supervisor.start();
-    controller = new Thread(this::controlLoop, "jbs-control-" + name);
+    controller = new Thread(this::controlLoop, "control-" + name);
     controller.setDaemon(true);
     controller.start();
     return up;
@@ -157,10 +163,10 @@ public final class SupervisedDaemon {
     Process p = pb.start();
     starts++;
     BlockingQueue<Object> lines = new LinkedBlockingQueue<>();
-    Thread out = new Thread(() -> pump(p, lines), "jbs-" + name + "-stdout");
+    Thread out = new Thread(() -> pump(p, lines), name + "-stdout");
     out.setDaemon(true);
     out.start();
-    Thread err = new Thread(() -> copyStderr(p), "jbs-" + name + "-stderr");
+    Thread err = new Thread(() -> copyStderr(p), name + "-stderr");
     err.setDaemon(true);
     err.start();
     Object first = lines.poll(readyTimeoutMs, TimeUnit.MILLISECONDS);
@@ -239,10 +245,8 @@ public final class SupervisedDaemon {
             status, backoff);
       } else if (failedInARow >= maxFailedStarts) {
         gaveUp = true;
-        LOG.error("JBS native shuffle is off on this node: {} failed to start {} times in a row"
-            + " (last: {}); giving up until the NodeManager restarts. Reduces here run stock"
-            + " shuffle; other nodes' reduces fall back to stock shuffle when their NetMerger"
-            + " cannot connect here.", name, failedInARow, lastStartFailure);
+        LOG.error("{} failed to start {} times in a row (last: {}); giving up until the"
+            + " NodeManager restarts. {}", name, failedInARow, lastStartFailure, whenGivenUp);
         return;
       } else {
         LOG.error("{} did not start ({}); try {} of {} in {} ms", name, lastStartFailure,
@@ -309,7 +313,7 @@ public final class SupervisedDaemon {
   }
 
   /** Tests: waits until every submitted command was handled; false after ms. */
-  boolean awaitControlIdle(long ms) throws InterruptedException {
+  public boolean awaitControlIdle(long ms) throws InterruptedException {
     long deadline = System.nanoTime() + ms * 1_000_000;
     while (controlInFlight.get() > 0) {
       if (System.nanoTime() > deadline) {
@@ -337,7 +341,7 @@ public final class SupervisedDaemon {
           if (query != null) {
             query.answer.complete(answer);
           } else if (!answer.equals("OK")) {
-            LOG.error("JBS: {} answered {} to {}", name, answer, verb);
+            LOG.error("{} answered {} to {}", name, answer, verb);
           }
         } catch (ReplyTimeoutException e) {
           if (query != null) {
@@ -346,7 +350,7 @@ public final class SupervisedDaemon {
           // A daemon that cannot answer a control line is stuck: its later answers would also
           // pair with the wrong commands. Kill it; the supervisor restarts it and re-adds jobs.
           Process p = process;
-          LOG.error("JBS: {} did not answer {} within {} ms; killing it (pid {}) to restart it",
+          LOG.error("{} did not answer {} within {} ms; killing it (pid {}) to restart it",
               name, verb, replyTimeoutMs, p == null ? "none" : p.pid());
           if (p != null) {
             p.destroyForcibly();
@@ -355,7 +359,7 @@ public final class SupervisedDaemon {
           if (query != null) {
             query.answer.completeExceptionally(e);
           } else {
-            LOG.warn("JBS: {} for {} not delivered: {}", verb, name, e.getMessage());
+            LOG.warn("{} for {} not delivered: {}", verb, name, e.getMessage());
           }
         }
       } finally {
@@ -449,8 +453,20 @@ public final class SupervisedDaemon {
     }
   }
 
+  /**
+   * Where the tarball ships daemon executables: {@code $HADOOP_HOME/bin}, else
+   * {@code hadoop.home.dir}'s bin, else {@code bin} under the working directory.
+   */
+  public static File hadoopBinDir() {
+    String home = System.getenv("HADOOP_HOME");
+    if (home == null || home.isEmpty()) {
+      home = System.getProperty("hadoop.home.dir");
+    }
+    return home == null || home.isEmpty() ? new File("bin") : new File(home, "bin");
+  }
+
   /** True if {@code f} is a file we may execute. */
-  static boolean executable(File f) {
+  public static boolean executable(File f) {
     return f.isFile() && f.canExecute();
   }
 }

@@ -1,4 +1,4 @@
-package io.hadoopaccel.mapreduce.jbs;
+package io.hadoopaccel.minicluster;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -13,13 +13,13 @@ import org.apache.hadoop.fs.RawLocalFileSystem;
 import org.apache.hadoop.fs.permission.FsPermission;
 
 /**
- * The local file system under the scheme {@code jbsmanifest:}, reporting modes 0755/0644.
- * Test-only: the NodeManager refuses an aux-services manifest if the file or any parent dir is
+ * The local file system under the scheme {@code accelmanifest:}, reporting modes 0755/0644, for
+ * {@link AuxServicesManifest}. Test-only: the NodeManager refuses an aux-services manifest if the file or any parent dir is
  * group- or world-writable, and a build tree may sit under {@code /tmp} (a fresh clone in CI
  * does), which is world-writable with the sticky bit.
  */
 public class ManifestLocalFileSystem extends RawLocalFileSystem {
-  static final String SCHEME = "jbsmanifest";
+  static final String SCHEME = "accelmanifest";
 
   @Override
   public URI getUri() {
