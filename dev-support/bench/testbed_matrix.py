@@ -15,7 +15,9 @@ Steps (see dev-support/TESTBEDS.md for the sizes):
                 preshuffle-wordcount, preshuffle-sort: ab.py stock vs Preshuffle;
                 jbs-sort: ab.py stock vs JBS's native pull, beside Preshuffle (the preset's
                 cluster runs JBS's aux service on every NodeManager, idle for other jobs)
-  coomr         kism-terasort, kism-adjacencylist: ab.py stock vs KISM
+  coomr         kism-terasort, kism-adjacencylist: ab.py stock vs KISM;
+                coomr-terasort, coomr-wordcount: ab.py stock vs CooMR's map side (the preset's
+                cluster runs the coordinator and CoomrShuffleHandler on every NodeManager)
 The feature drivers bring up their own cluster; HACC_TESTBED=NAME makes it the preset's.
 Every run, stock and feature, gets the preset's JOB_ARGS (the seed's reduce count: 2 per node
 for jbs and coomr).
@@ -88,6 +90,31 @@ JBS_CPU = [
     "--reduce-side",
     "netmerger",
 ]
+
+# CooMR on coomr: the coordinator on every NodeManager and the shuffle that serves outputs from
+# its pool (stock's lookup for every other job), each worker's pool 256 MB of its memory; per
+# job, the map side.
+COOMR_CLUSTER = [
+    "--conf",
+    "yarn.nodemanager.aux-services=mapreduce_shuffle,coomr@yarn-site.xml",
+    "--conf",
+    "yarn.nodemanager.aux-services.coomr.class="
+    "io.hadoopaccel.mapreduce.coomr.CoomrAuxService@yarn-site.xml",
+    "--conf",
+    "yarn.nodemanager.aux-services.mapreduce_shuffle.class="
+    "org.apache.hadoop.mapred.CoomrShuffleHandler@yarn-site.xml",
+    "--conf",
+    "hadoop.accel.coomr.coordinator.socket=/tmp/hacc-coomr-{host}/coordinator.sock@core-site.xml",
+    "--conf",
+    "hadoop.accel.coomr.pool.dir=/dev/shm/hacc-coomr-{host}@yarn-site.xml",
+    "--conf",
+    "hadoop.accel.coomr.pool.bytes=256m@yarn-site.xml",
+]
+COOMR = (
+    "-Dmapreduce.job.map.output.collector.class="
+    "org.apache.hadoop.mapred.CoomrMapOutputCollector,"
+    "org.apache.hadoop.mapred.MapTask$MapOutputBuffer"
+)
 
 # Preshuffle: both halves per job (stock's default slowstart for both runs).
 PRESHUFFLE = (
@@ -447,7 +474,10 @@ def main() -> int:
             ("preshuffle", PRESHUFFLE, ("wordcount", "sort")),
             ("jbs", JBS, ("sort",)),
         ],
-        "coomr": [("kism", KISM, ("terasort", "adjacencylist"))],
+        "coomr": [
+            ("kism", KISM, ("terasort", "adjacencylist")),
+            ("coomr", COOMR, ("terasort", "wordcount")),
+        ],
     }
     for feature, feature_args, workloads in ab_features.get(tb, []):
         for w in workloads:
@@ -505,6 +535,7 @@ def main() -> int:
                 subprocess.run(
                     [str(EMU), "up", "--testbed", tb, "--work-dir", str(WORK)]
                     + (PSP_CLUSTER + JBS_CLUSTER if tb == "xie-psp" else [])
+                    + (COOMR_CLUSTER if tb == "coomr" else [])
                     + shlex.split(args.cluster_args),
                     check=True,
                 )

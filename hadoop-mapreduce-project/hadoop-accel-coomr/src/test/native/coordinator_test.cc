@@ -12,7 +12,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
+#include <system_error>
 #include <thread>
 
 using namespace hadoop_accel::coomr;
@@ -53,6 +55,20 @@ class Task {
   uint64_t Request(uint64_t bytes) { return Call(Of(MessageType::kRequest, bytes)).value; }
   MessageType Release(uint64_t blocks) { return Call(Of(MessageType::kRelease, blocks)).type; }
   MessageType Detach() { return Call(Of(MessageType::kDetach, 0)).type; }
+  Message Handover(const std::string& data, const std::string& index) {
+    Message m;
+    m.type = MessageType::kHandover;
+    m.text = data;
+    m.index = index;
+    return Call(m);
+  }
+  Message Lookup(const std::string& job, const std::string& attempt) {
+    Message m;
+    m.type = MessageType::kLookup;
+    m.job = job;
+    m.attempt = attempt;
+    return Call(m);
+  }
   static Message Of(MessageType type, uint64_t value) {
     Message m;
     m.type = type;
@@ -78,9 +94,11 @@ class CoordinatorTest : public ::testing::Test {
     o.pool_dir = dir_ + "/pool";
     o.pool_bytes = 10 * kBlock;
     o.block_size = kBlock;
+    Configure(&o);
     coordinator_ = std::make_unique<Coordinator>(o);
     coordinator_->Start();
   }
+  virtual void Configure(CoordinatorOptions*) {}
   void TearDown() override {
     coordinator_.reset();
     std::filesystem::remove_all(dir_);
@@ -165,19 +183,191 @@ TEST_F(CoordinatorTest, RefusesUnsafeNamesAndDropsMalformedFrames) {
   EXPECT_EQ(coordinator_->free_blocks(), 10u);
 }
 
+TEST_F(CoordinatorTest, AnEndedJobsDirGoesWithWhatItsTasksLeft) {
+  Task t(socket());
+  Message a = t.Attach("job_1_0001", "attempt_m_0");
+  ASSERT_EQ(a.type, MessageType::kAttached);
+  std::ofstream(a.text + "/spill0.out") << "a spill";
+  EXPECT_TRUE(coordinator_->EndJob("job_1_0001"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/pool/job_1_0001"));
+  EXPECT_FALSE(coordinator_->EndJob(".."));
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/pool"));
+  EXPECT_EQ(t.Detach(), MessageType::kOk);  // the task's own cleanup finds nothing left
+}
+
+TEST_F(CoordinatorTest, StartEmptiesThePoolOfAnEarlierRun) {
+  Task t(socket());
+  Message a = t.Attach("job_1_0001", "attempt_m_0");
+  ASSERT_EQ(a.type, MessageType::kAttached);
+  std::ofstream(a.text + "/spill0.out") << "left behind";
+  t.Close();
+  ASSERT_TRUE(ClientsBecome(0));
+  std::filesystem::create_directories(dir_ + "/pool/job_0_0001/attempt_m_9");
+  std::ofstream(dir_ + "/pool/job_0_0001/attempt_m_9/spill0.out") << "of a killed coordinator";
+  coordinator_.reset();
+  CoordinatorOptions o;
+  o.socket_path = socket();
+  o.pool_dir = dir_ + "/pool";
+  o.pool_bytes = 10 * kBlock;
+  o.block_size = kBlock;
+  coordinator_ = std::make_unique<Coordinator>(o);
+  coordinator_->Start();
+  EXPECT_TRUE(std::filesystem::is_empty(dir_ + "/pool"));
+}
+
+TEST(CoordinatorPool, RefusesAPoolDirThatIsALink) {
+  char tmpl[] = "/tmp/coomr_coordinator_test.XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  std::string dir = tmpl;
+  std::filesystem::create_directory(dir + "/elsewhere");
+  std::ofstream(dir + "/elsewhere/precious") << "not the pool's";
+  std::filesystem::create_directory_symlink(dir + "/elsewhere", dir + "/pool");
+  CoordinatorOptions o;
+  o.socket_path = dir + "/coordinator.sock";
+  o.pool_dir = dir + "/pool";
+  o.pool_bytes = 10 * kBlock;
+  o.block_size = kBlock;
+  Coordinator c(o);
+  EXPECT_THROW(c.Start(), std::system_error);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/elsewhere/precious"));
+  std::filesystem::remove_all(dir);
+}
+
+class OutputsTest : public CoordinatorTest {
+ protected:
+  void Configure(CoordinatorOptions* o) override { o->grace = std::chrono::milliseconds(100); }
+  void SetUp() override {
+    CoordinatorTest::SetUp();
+    // The NodeManager's shuffle connects first: only then may maps hand their outputs over.
+    shuffle_ = std::make_unique<Task>(socket());
+    ASSERT_EQ(shuffle_->Lookup("job_1_0001", "attempt_m_none").type, MessageType::kLocated);
+  }
+  void TearDown() override {
+    shuffle_.reset();
+    CoordinatorTest::TearDown();
+  }
+  std::unique_ptr<Task> shuffle_;
+  // Waits (bounded) until the shuffle's lookup of the attempt gives `data` ("" once dropped).
+  bool LookupBecomes(const std::string& attempt, const std::string& data) {
+    Task shuffle(socket());
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (shuffle.Lookup("job_1_0001", attempt).text != data) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::yield();
+    }
+    return true;
+  }
+  static std::string Slurp(const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+};
+
+TEST_F(OutputsTest, AHandedOverOutputIsServedFromThePoolThenFromDisk) {
+  Task t(socket());
+  Message a = t.Attach("job_1_0001", "attempt_m_0");
+  ASSERT_EQ(a.type, MessageType::kAttached);
+  EXPECT_TRUE(a.serves_outputs);
+  EXPECT_EQ(t.Request(3 * kBlock), 3u);
+  std::ofstream(a.text + "/file.out") << "map output";
+  std::ofstream(a.text + "/file.out.index") << "index";
+  std::string disk = dir_ + "/local/output/attempt_m_0";
+  ASSERT_EQ(t.Handover(disk + "/file.out", disk + "/file.out.index").type, MessageType::kOk);
+  // Its blocks are the output's now: the task can only leave, and leaving keeps them.
+  EXPECT_EQ(t.Request(kBlock), 0u);
+  EXPECT_EQ(t.Detach(), MessageType::kOk);
+  ASSERT_TRUE(ClientsBecome(0));
+  // Looked up in the pool, or on disk once written out; then the pool copy goes after the
+  // grace period, and the shuffle finds it at its disk path as stock's.
+  Task shuffle(socket());
+  Message where = shuffle.Lookup("job_1_0001", "attempt_m_0");
+  ASSERT_EQ(where.type, MessageType::kLocated);
+  EXPECT_TRUE(where.text == a.text + "/file.out" || where.text == disk + "/file.out") << where.text;
+  EXPECT_TRUE(LookupBecomes("attempt_m_0", ""));
+  EXPECT_EQ(Slurp(disk + "/file.out"), "map output");
+  EXPECT_EQ(Slurp(disk + "/file.out.index"), "index");
+  EXPECT_FALSE(std::filesystem::exists(a.text));
+  EXPECT_EQ(coordinator_->free_blocks(), 10u);
+  EXPECT_EQ(shuffle.Lookup("job_1_0001", "attempt_m_9").text, "");  // not ours
+}
+
+TEST_F(OutputsTest, AHandoverNeedsBothFilesAndSafePaths) {
+  Task t(socket());
+  Message a = t.Attach("job_1_0001", "attempt_m_1");
+  ASSERT_EQ(a.type, MessageType::kAttached);
+  std::string disk = dir_ + "/local/attempt_m_1";
+  EXPECT_EQ(t.Handover(disk + "/file.out", disk + "/file.out.index").type, MessageType::kError);
+  std::ofstream(a.text + "/file.out") << "map output";
+  std::ofstream(a.text + "/file.out.index") << "index";
+  EXPECT_EQ(t.Handover("relative/file.out", disk + "/i").type, MessageType::kError);
+  EXPECT_EQ(t.Handover(disk + "/../../etc/file.out", disk + "/i").type, MessageType::kError);
+  EXPECT_EQ(t.Handover(disk + "/file.out", disk + "/file.out.index").type, MessageType::kOk);
+  EXPECT_EQ(t.Handover(disk + "/file.out", disk + "/file.out.index").type, MessageType::kError);
+  t.Close();  // died after its handover: the output stays the coordinator's
+  EXPECT_TRUE(LookupBecomes("attempt_m_1", ""));
+  EXPECT_EQ(Slurp(disk + "/file.out"), "map output");
+}
+
+TEST_F(OutputsTest, AnEndedJobsOutputsGoWithTheirBlocks) {
+  Task t(socket());
+  Message a = t.Attach("job_1_0001", "attempt_m_2");
+  ASSERT_EQ(a.type, MessageType::kAttached);
+  EXPECT_EQ(t.Request(4 * kBlock), 4u);
+  std::ofstream(a.text + "/file.out") << "map output";
+  std::ofstream(a.text + "/file.out.index") << "index";
+  std::string disk = dir_ + "/local/attempt_m_2";
+  ASSERT_EQ(t.Handover(disk + "/file.out", disk + "/file.out.index").type, MessageType::kOk);
+  EXPECT_EQ(t.Detach(), MessageType::kOk);
+  EXPECT_TRUE(coordinator_->EndJob("job_1_0001"));
+  EXPECT_EQ(coordinator_->free_blocks(), 10u);
+  Task shuffle(socket());
+  EXPECT_EQ(shuffle.Lookup("job_1_0001", "attempt_m_2").text, "");
+}
+
+TEST_F(CoordinatorTest, MapsKeepTheirOutputsWhileNoShuffleIsConnected) {
+  Task t(socket());
+  Message a = t.Attach("job_1_0001", "attempt_m_0");
+  ASSERT_EQ(a.type, MessageType::kAttached);
+  EXPECT_FALSE(a.serves_outputs);
+  {
+    Task shuffle(socket());
+    ASSERT_EQ(shuffle.Lookup("job_1_0001", "attempt_m_0").type, MessageType::kLocated);
+    Task u(socket());
+    EXPECT_TRUE(u.Attach("job_1_0001", "attempt_m_1").serves_outputs);
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (coordinator_->shuffles() != 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  ASSERT_EQ(coordinator_->shuffles(), 0);  // the shuffle's end is served
+  Task v(socket());
+  EXPECT_FALSE(v.Attach("job_1_0001", "attempt_m_2").serves_outputs);
+}
+
 TEST(CoordinatorProtocol, EncodesAndDecodesEveryMessage) {
   Message m;
   m.type = MessageType::kAttached;
   m.block_size = 262144;
   m.value = 4096;
   m.text = "/dev/shm/pool/job/attempt";
+  m.serves_outputs = true;
   std::vector<uint8_t> f = Encode(m);
   std::optional<Message> d = Decode(f.data() + 4, f.size() - 4);
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(d->block_size, 262144u);
   EXPECT_EQ(d->value, 4096u);
   EXPECT_EQ(d->text, m.text);
+  EXPECT_TRUE(d->serves_outputs);
   EXPECT_FALSE(Decode(f.data() + 4, f.size() - 5).has_value());  // cut short
+  Message h;
+  h.type = MessageType::kHandover;
+  h.text = "/data/nm-local/usercache/u/appcache/app/output/attempt/file.out";
+  h.index = h.text + ".index";
+  f = Encode(h);
+  d = Decode(f.data() + 4, f.size() - 4);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->text, h.text);
+  EXPECT_EQ(d->index, h.index);
   uint8_t unknown = 42;
   EXPECT_FALSE(Decode(&unknown, 1).has_value());
 }

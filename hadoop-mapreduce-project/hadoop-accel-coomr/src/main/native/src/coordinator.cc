@@ -1,5 +1,6 @@
 #include "coordinator.h"
 
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -7,11 +8,13 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 namespace hadoop_accel::coomr {
 namespace {
@@ -36,6 +39,72 @@ Message Error(const std::string& text) {
   return m;
 }
 
+// An absolute path without . or .. components: where a map output may be written.
+bool SafePath(const std::string& p) {
+  if (p.empty() || p[0] != '/' || p.back() == '/') return false;
+  for (const auto& part : std::filesystem::path(p)) {
+    if (part == "." || part == "..") return false;
+  }
+  return true;
+}
+
+bool IsRegularFile(const std::string& p) {
+  struct stat st {};
+  return lstat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// Copies a pool file to its disk path: parents made as needed, written to a temporary name
+// (never through a link) and renamed into place, so that the path holds a whole copy or none.
+bool CopyToDisk(const std::string& from, const std::string& to, std::string* error) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(to).parent_path(), ec);
+  if (ec) {
+    *error = "making the dir of " + to + ": " + ec.message();
+    return false;
+  }
+  std::string tmp = to + ".coomr-tmp";
+  int in = open(from.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (in < 0) {
+    *error = "opening " + from + ": " + strerror(errno);
+    return false;
+  }
+  int out = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0640);
+  if (out < 0) {
+    *error = "creating " + tmp + ": " + strerror(errno);
+    close(in);
+    return false;
+  }
+  std::vector<char> buf(1 << 20);
+  bool ok = true;
+  for (;;) {
+    ssize_t n = read(in, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ok = n == 0;
+      break;
+    }
+    for (ssize_t done = 0; ok && done < n;) {
+      ssize_t w = write(out, buf.data() + done, static_cast<size_t>(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      ok = w > 0;
+      if (ok) done += w;
+    }
+    if (!ok) break;
+  }
+  if (!ok) *error = "copying " + from + " to " + tmp + ": " + strerror(errno);
+  close(in);
+  if (close(out) != 0 && ok) {
+    ok = false;
+    *error = "closing " + tmp + ": " + strerror(errno);
+  }
+  if (ok && rename(tmp.c_str(), to.c_str()) != 0) {
+    ok = false;
+    *error = "renaming " + tmp + ": " + strerror(errno);
+  }
+  if (!ok) unlink(tmp.c_str());
+  return ok;
+}
+
 }  // namespace
 
 Coordinator::Coordinator(CoordinatorOptions options)
@@ -47,6 +116,19 @@ Coordinator::~Coordinator() { Stop(); }
 void Coordinator::Start() {
   if (mkdir(options_.pool_dir.c_str(), 0700) != 0 && errno != EEXIST) {
     Fail("creating pool dir " + options_.pool_dir);
+  }
+  // The pool is ours alone: not a link, not another user's, 0700. What is in it belongs to the
+  // tasks of an earlier coordinator, which are gone or spill to disk now: it is memory to free.
+  struct stat st {};
+  if (lstat(options_.pool_dir.c_str(), &st) != 0) Fail("pool dir " + options_.pool_dir);
+  if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
+    errno = EPERM;
+    Fail("pool dir " + options_.pool_dir + " is a link or another user's");
+  }
+  if (chmod(options_.pool_dir.c_str(), 0700) != 0) Fail("chmod 0700 " + options_.pool_dir);
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(options_.pool_dir, ec)) {
+    std::filesystem::remove_all(entry.path(), ec);
   }
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
@@ -67,6 +149,7 @@ void Coordinator::Start() {
     Fail("listening on " + options_.socket_path);
   }
   acceptor_ = std::thread([this] { AcceptLoop(); });
+  mover_ = std::thread([this] { MoveLoop(); });
 }
 
 void Coordinator::Stop() {
@@ -75,9 +158,30 @@ void Coordinator::Stop() {
   if (acceptor_.joinable()) acceptor_.join();
   close(listen_fd_);
   unlink(options_.socket_path.c_str());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    mover_wake_.notify_all();
+  }
+  if (mover_.joinable()) mover_.join();
   std::unique_lock<std::mutex> lock(mu_);
   for (int fd : open_fds_) shutdown(fd, SHUT_RDWR);  // their threads see EOF and end
   idle_.wait(lock, [this] { return serving_ == 0; });
+}
+
+bool Coordinator::EndJob(const std::string& job) {
+  if (!SafeName(job)) return false;
+  // Its tasks are gone or being killed: their connections' cleanup finds nothing left to delete.
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = outputs_.begin(); it != outputs_.end();) {
+      auto next = std::next(it);
+      if (it->first.first == job) DropOutput(it->first);
+      it = next;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(options_.pool_dir + "/" + job, ec);
+  return true;
 }
 
 uint64_t Coordinator::free_blocks() const {
@@ -88,6 +192,18 @@ uint64_t Coordinator::free_blocks() const {
 int Coordinator::clients() const {
   std::lock_guard<std::mutex> lock(mu_);
   return static_cast<int>(dirs_.size());
+}
+
+int Coordinator::shuffles() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return shuffles_;
+}
+
+int Coordinator::outputs_to_move() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  int n = 0;
+  for (const auto& [key, o] : outputs_) n += o.moved ? 0 : 1;
+  return n;
 }
 
 void Coordinator::AcceptLoop() {
@@ -116,7 +232,20 @@ void Coordinator::Serve(int fd) {
   Message m;
   ClientId client = 0;
   bool detached = false;
-  if (ReadMessage(fd, &m) && m.type == MessageType::kAttach) {
+  bool first = ReadMessage(fd, &m);
+  if (first && m.type == MessageType::kLookup) {
+    // The NodeManager's shuffle: lookups only, as many as it likes. While it is connected,
+    // maps may leave their outputs in the pool.
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      shuffles_++;
+    }
+    do {
+      if (m.type != MessageType::kLookup || !WriteMessage(fd, Lookup(m))) break;
+    } while (ReadMessage(fd, &m));
+    std::lock_guard<std::mutex> lock(mu_);
+    shuffles_--;
+  } else if (first && m.type == MessageType::kAttach) {
     if (!SafeName(m.job) || !SafeName(m.attempt)) {
       WriteMessage(fd, Error("job and attempt must be plain names"));
     } else {
@@ -133,8 +262,10 @@ void Coordinator::Serve(int fd) {
         reply.text = dir;
         {
           std::lock_guard<std::mutex> lock(mu_);
+          reply.serves_outputs = shuffles_ > 0;
           client = balancer_.Join();
           dirs_[client] = dir;
+          attached_[client] = {m.job, m.attempt};
           reply.value = balancer_.total_blocks();
         }
         if (WriteMessage(fd, reply)) {
@@ -154,8 +285,19 @@ void Coordinator::Serve(int fd) {
 bool Coordinator::Handle(int fd, ClientId client, const Message& m, bool* detached) {
   Message reply;
   reply.type = MessageType::kOk;
+  if (m.type == MessageType::kHandover) {
+    std::string error;
+    if (!Handover(client, m, &error)) reply = Error(error);
+    return WriteMessage(fd, reply);
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
+    auto handed = outputs_.find(attached_.at(client));
+    if (handed != outputs_.end() && handed->second.client == client &&
+        m.type != MessageType::kDetach) {
+      // Its blocks are its output's now; the balancer no longer counts it as running.
+      return WriteMessage(fd, Error("the output is handed over: only DETACH is left"));
+    }
     switch (m.type) {
       case MessageType::kRequest: {
         uint64_t blocks = (m.value + options_.block_size - 1) / options_.block_size;
@@ -186,6 +328,13 @@ void Coordinator::Forget(ClientId client) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     dir = dirs_.at(client);
+    auto handed = outputs_.find(attached_.at(client));
+    if (handed != outputs_.end() && handed->second.client == client) {
+      // The dir holds the handed-over output, which the mover and the grace period own now.
+      dirs_.erase(client);
+      attached_.erase(client);
+      return;
+    }
   }
   // The pool's memory is free once the files are gone: only then do the blocks go back.
   std::error_code ec;
@@ -196,6 +345,105 @@ void Coordinator::Forget(ClientId client) {
   balancer_.Release(client, balancer_.Held(client));
   balancer_.Finish(client);
   dirs_.erase(client);
+  attached_.erase(client);
+}
+
+bool Coordinator::Handover(ClientId client, const Message& m, std::string* error) {
+  if (!SafePath(m.text) || !SafePath(m.index)) {
+    *error = "disk paths must be absolute, without . or ..";
+    return false;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  const OutputKey& key = attached_.at(client);
+  if (outputs_.count(key) != 0) {
+    *error = "already handed over";
+    return false;
+  }
+  Output o;
+  o.client = client;
+  o.pool_dir = dirs_.at(client);
+  o.pool_data = o.pool_dir + "/file.out";
+  o.pool_index = o.pool_dir + "/file.out.index";
+  if (!IsRegularFile(o.pool_data) || !IsRegularFile(o.pool_index)) {
+    *error = "no file.out and file.out.index in " + o.pool_dir;
+    return false;
+  }
+  o.disk_data = m.text;
+  o.disk_index = m.index;
+  o.blocks = balancer_.Held(client);
+  balancer_.Finish(client);  // its blocks stay, now a finished task's: flushed first
+  outputs_[key] = o;
+  to_move_.push_back(key);
+  mover_wake_.notify_all();
+  return true;
+}
+
+Message Coordinator::Lookup(const Message& m) {
+  Message reply;
+  reply.type = MessageType::kLocated;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = outputs_.find({m.job, m.attempt});
+  if (it != outputs_.end()) {
+    const Output& o = it->second;
+    reply.text = o.moved ? o.disk_data : o.pool_data;
+    reply.index = o.moved ? o.disk_index : o.pool_index;
+  }
+  return reply;
+}
+
+void Coordinator::DropOutput(const OutputKey& key) {
+  auto it = outputs_.find(key);
+  if (it == outputs_.end()) return;
+  std::error_code ec;
+  std::filesystem::remove_all(it->second.pool_dir, ec);
+  if (it->second.blocks > 0) balancer_.Release(it->second.client, it->second.blocks);
+  outputs_.erase(it);
+}
+
+void Coordinator::MoveLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    auto now = std::chrono::steady_clock::now();
+    // Pool copies whose disk copy is older than the grace period go, with their blocks; the
+    // shuffle then finds the output at its disk path, which is stock's.
+    while (!to_drop_.empty()) {
+      auto it = outputs_.find(to_drop_.front());
+      if (it != outputs_.end() && now - it->second.moved_at < options_.grace) break;
+      DropOutput(to_drop_.front());
+      to_drop_.pop_front();
+    }
+    if (!to_move_.empty()) {
+      OutputKey key = to_move_.front();
+      to_move_.pop_front();
+      auto it = outputs_.find(key);
+      if (it == outputs_.end()) continue;  // its job ended
+      Output o = it->second;
+      lock.unlock();
+      std::string error;
+      bool ok = CopyToDisk(o.pool_data, o.disk_data, &error) &&
+                CopyToDisk(o.pool_index, o.disk_index, &error);
+      lock.lock();
+      it = outputs_.find(key);
+      if (it == outputs_.end()) continue;
+      if (ok) {
+        it->second.moved = true;
+        it->second.moved_at = std::chrono::steady_clock::now();
+        to_drop_.push_back(key);
+      } else {
+        // Served from the pool until its job ends; the pool stays that much fuller.
+        fprintf(stderr, "coomr_coordinator: cannot write out %s %s: %s\n", key.first.c_str(),
+                key.second.c_str(), error.c_str());
+      }
+      continue;
+    }
+    if (to_drop_.empty()) {
+      mover_wake_.wait(lock);
+    } else {
+      auto it = outputs_.find(to_drop_.front());
+      auto due = it == outputs_.end() ? now : it->second.moved_at + options_.grace;
+      mover_wake_.wait_until(lock, due);
+    }
+  }
 }
 
 }  // namespace hadoop_accel::coomr

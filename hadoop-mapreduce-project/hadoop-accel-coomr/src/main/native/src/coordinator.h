@@ -4,14 +4,24 @@
 // dir under the pool dir (mode 0700), so a grant is the right to put that many bytes there. A
 // task that dies loses its grant and its dir.
 //
+// While the NodeManager's shuffle (CoomrShuffleHandler) is connected to ask where map outputs
+// are (LOOKUP), ATTACHED tells maps so, and a map may leave its output in the pool and hand it
+// over (HANDOVER): the map is then done at once, and a mover thread writes handed-over outputs
+// to their disk paths in the order they came (finished tasks' data first, as the seed flushes),
+// one sequential copy at a time. The pool copy and its blocks go only `grace` after the disk
+// copy is complete, so that a shuffle that looked the pool path up shortly before still finds
+// it; the disk paths are stock's, where any shuffle finds them.
+//
 // Only processes of the coordinator's own user (or root) may connect (SO_PEERCRED), and at most
 // max_clients at once: both checked before a byte is read.
 #ifndef HADOOP_ACCEL_COOMR_COORDINATOR_H
 #define HADOOP_ACCEL_COOMR_COORDINATOR_H
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
@@ -31,6 +41,7 @@ struct CoordinatorOptions {
   uint64_t pool_bytes = 0;
   uint32_t block_size = kDefaultBlockSize;
   int max_clients = 256;
+  std::chrono::milliseconds grace{5000};
 };
 
 class Coordinator {
@@ -45,8 +56,16 @@ class Coordinator {
   void Start();
   void Stop();
 
+  // A job has ended: its dir in the pool goes, with whatever its tasks left there. False for a
+  // job id that is not a plain name.
+  bool EndJob(const std::string& job);
+
   uint64_t free_blocks() const;
   int clients() const;
+  // Handed-over outputs not yet on disk.
+  int outputs_to_move() const;
+  // Connections of the NodeManager's shuffle (LOOKUP).
+  int shuffles() const;
 
  private:
   void AcceptLoop();
@@ -54,6 +73,21 @@ class Coordinator {
   // One request of an attached client; false ends the connection.
   bool Handle(int fd, ClientId client, const Message& m, bool* detached);
   void Forget(ClientId client);
+  bool Handover(ClientId client, const Message& m, std::string* error);
+  Message Lookup(const Message& m);
+  void MoveLoop();
+
+  // A map output handed over: its pool copy, where it goes on disk, and the blocks it holds
+  // (those of its task, which has finished).
+  struct Output {
+    ClientId client = 0;
+    std::string pool_dir, pool_data, pool_index, disk_data, disk_index;
+    uint64_t blocks = 0;
+    bool moved = false;
+    std::chrono::steady_clock::time_point moved_at;
+  };
+  using OutputKey = std::pair<std::string, std::string>;  // job, attempt
+  void DropOutput(const OutputKey& key);                  // under mu_
 
   const CoordinatorOptions options_;
   int listen_fd_ = -1;
@@ -62,9 +96,16 @@ class Coordinator {
 
   mutable std::mutex mu_;
   BlockBalancer balancer_;
-  std::map<ClientId, std::string> dirs_;  // each attached task's dir
-  std::set<int> open_fds_;                // to shut down on Stop
-  int serving_ = 0;                       // connections being served (their threads are detached)
+  std::map<ClientId, std::string> dirs_;    // each attached task's dir
+  std::map<ClientId, OutputKey> attached_;  // each attached task's job and attempt
+  std::map<OutputKey, Output> outputs_;
+  std::deque<OutputKey> to_move_;  // handed over, not yet on disk, in order
+  std::deque<OutputKey> to_drop_;  // on disk; pool copy goes after grace, in order
+  std::condition_variable mover_wake_;
+  std::thread mover_;
+  std::set<int> open_fds_;  // to shut down on Stop
+  int serving_ = 0;         // connections being served (their threads are detached)
+  int shuffles_ = 0;        // of which the NodeManager's shuffle's (LOOKUP)
   std::condition_variable idle_;
 };
 

@@ -1,12 +1,18 @@
 // coomr_coordinator: the node coordinator as a daemon (see coordinator.h), until SIGTERM or SIGINT.
-//   coomr_coordinator --socket PATH --pool-dir DIR --pool-bytes N [--block-size N]
+//   coomr_coordinator --socket PATH --pool-dir DIR --pool-bytes N [--block-size N] [--supervised]
+// --supervised is how the NodeManager's aux service runs it (SupervisedDaemon): it prints
+// "READY <socket>" on stdout once it listens, answers each stdin line with one line
+// ("END_JOB <job>": OK), and stops when stdin closes, so it never outlives the NodeManager.
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <iostream>
 #include <string>
+#include <thread>
 
 #include "coordinator.h"
 
@@ -15,7 +21,7 @@ namespace {
 int Usage() {
   fprintf(stderr,
           "usage: coomr_coordinator --socket PATH --pool-dir DIR --pool-bytes N "
-          "[--block-size N]\n");
+          "[--block-size N] [--supervised]\n");
   return 2;
 }
 
@@ -27,29 +33,51 @@ bool ParseSize(const char* s, uint64_t* out) {
   return true;
 }
 
+// Answers the supervisor's lines on stdin; its end (the NodeManager gone) stops the daemon.
+void ServeControl(hadoop_accel::coomr::Coordinator* c) {
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    const std::string end_job = "END_JOB ";
+    if (line.rfind(end_job, 0) == 0) {
+      std::cout << (c->EndJob(line.substr(end_job.size())) ? "OK" : "ERROR bad job id")
+                << std::endl;
+    } else {
+      std::cout << "ERROR unknown command" << std::endl;
+    }
+  }
+  kill(getpid(), SIGTERM);  // main's sigwait takes it: the same orderly stop as a signal
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using hadoop_accel::coomr::Coordinator;
   using hadoop_accel::coomr::CoordinatorOptions;
   CoordinatorOptions o;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  bool supervised = false;
+  for (int i = 1; i < argc; i++) {
     std::string k = argv[i];
     uint64_t n = 0;
-    if (k == "--socket") {
-      o.socket_path = argv[i + 1];
+    if (k == "--supervised") {
+      supervised = true;
+    } else if (i + 1 == argc) {
+      return Usage();
+    } else if (k == "--socket") {
+      o.socket_path = argv[++i];
     } else if (k == "--pool-dir") {
-      o.pool_dir = argv[i + 1];
+      o.pool_dir = argv[++i];
     } else if (k == "--pool-bytes" && ParseSize(argv[i + 1], &n)) {
       o.pool_bytes = n;
+      i++;
     } else if (k == "--block-size" && ParseSize(argv[i + 1], &n) && n <= (1u << 30)) {
       o.block_size = static_cast<uint32_t>(n);
+      i++;
     } else {
       fprintf(stderr, "coomr_coordinator: bad option %s %s\n", argv[i], argv[i + 1]);
       return Usage();
     }
   }
-  if (argc % 2 == 0 || o.socket_path.empty() || o.pool_dir.empty() || o.pool_bytes == 0) {
+  if (o.socket_path.empty() || o.pool_dir.empty() || o.pool_bytes == 0) {
     return Usage();
   }
   sigset_t stop;
@@ -63,6 +91,10 @@ int main(int argc, char** argv) {
     fprintf(stderr, "coomr_coordinator: serving %s, pool %s of %llu bytes in blocks of %u\n",
             o.socket_path.c_str(), o.pool_dir.c_str(),
             static_cast<unsigned long long>(o.pool_bytes), o.block_size);
+    if (supervised) {
+      std::cout << "READY " << o.socket_path << std::endl;
+      std::thread([&c] { ServeControl(&c); }).detach();
+    }
     int sig = 0;
     sigwait(&stop, &sig);
     c.Stop();

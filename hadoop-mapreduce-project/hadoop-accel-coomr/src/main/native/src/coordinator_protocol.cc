@@ -86,6 +86,7 @@ std::vector<uint8_t> Encode(const Message& m) {
   w.U8(static_cast<uint8_t>(m.type));
   switch (m.type) {
     case MessageType::kAttach:
+    case MessageType::kLookup:
       w.Str(m.job);
       w.Str(m.attempt);
       break;
@@ -93,6 +94,12 @@ std::vector<uint8_t> Encode(const Message& m) {
       w.U32(m.block_size);
       w.U64(m.value);
       w.Str(m.text);
+      w.U8(m.serves_outputs ? 1 : 0);
+      break;
+    case MessageType::kHandover:
+    case MessageType::kLocated:
+      w.Str(m.text);
+      w.Str(m.index);
       break;
     case MessageType::kRequest:
     case MessageType::kGranted:
@@ -120,10 +127,19 @@ std::optional<Message> Decode(const uint8_t* body, size_t length) {
   bool ok = false;
   switch (m.type) {
     case MessageType::kAttach:
+    case MessageType::kLookup:
       ok = r.Str(&m.job) && r.Str(&m.attempt);
       break;
-    case MessageType::kAttached:
-      ok = r.U32(&m.block_size) && r.U64(&m.value) && r.Str(&m.text);
+    case MessageType::kAttached: {
+      uint8_t serves = 0;
+      ok =
+          r.U32(&m.block_size) && r.U64(&m.value) && r.Str(&m.text) && r.U8(&serves) && serves <= 1;
+      m.serves_outputs = serves == 1;
+      break;
+    }
+    case MessageType::kHandover:
+    case MessageType::kLocated:
+      ok = r.Str(&m.text) && r.Str(&m.index);
       break;
     case MessageType::kRequest:
     case MessageType::kGranted:

@@ -17,7 +17,8 @@ import java.nio.file.Paths;
 
 /**
  * A task's side of the node coordinator's protocol (the native {@code coordinator_protocol.h}):
- * attach, ask for pool blocks before a spill, give them back, detach. Frames are a u32 body
+ * attach, ask for pool blocks before a spill, give them back, hand the map output over, detach;
+ * and the NodeManager's shuffle's side ({@link #lookups}). Frames are a u32 body
  * length, then a u8 type and its fields, little-endian; one request, one reply. Every wait on
  * the coordinator is bounded by the timeout: a coordinator that dies or hangs fails the call,
  * never the task's progress.
@@ -31,7 +32,11 @@ public final class CoordinatorClient implements Closeable {
   static final byte RELEASE = 5;
   static final byte DETACH = 6;
   static final byte OK = 7;
+  static final byte HANDOVER = 8;
   static final byte ERROR = 9;
+  static final byte LOOKUP = 10;
+  static final byte LOCATED = 11;
+  static final int MAX_STRING = 1024;
 
   private final SocketChannel channel;
   private final Selector selector;
@@ -39,6 +44,7 @@ public final class CoordinatorClient implements Closeable {
   private final int blockSize;
   private final long poolBlocks;
   private final Path dir;
+  private final boolean servesOutputs;
   private boolean detached;
 
   private CoordinatorClient(SocketChannel channel, Selector selector, long timeoutMs,
@@ -49,6 +55,7 @@ public final class CoordinatorClient implements Closeable {
     this.blockSize = attached.getInt();
     this.poolBlocks = attached.getLong();
     this.dir = Paths.get(string(attached));
+    this.servesOutputs = attached.get() == 1;
   }
 
   /**
@@ -65,12 +72,7 @@ public final class CoordinatorClient implements Closeable {
       ch.configureBlocking(false);
       sel = Selector.open();
       ch.register(sel, 0);
-      long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-      if (!ch.connect(UnixDomainSocketAddress.of(socket))) {
-        while (!ch.finishConnect()) {
-          await(ch, sel, SelectionKey.OP_CONNECT, deadline);
-        }
-      }
+      connect(ch, sel, socket, System.nanoTime() + timeoutMs * 1_000_000L);
       ByteBuffer req = frame(ATTACH);
       putString(req, job);
       putString(req, attempt);
@@ -98,6 +100,25 @@ public final class CoordinatorClient implements Closeable {
   /** The attempt's own dir in the pool (0700), where granted spills go. */
   public Path dir() {
     return dir;
+  }
+
+  /**
+   * True if the node's shuffle asks the coordinator where map outputs are: a map may then leave
+   * its output in the pool and {@link #handover} it.
+   */
+  public boolean servesOutputs() {
+    return servesOutputs;
+  }
+
+  /**
+   * Gives the map output ({@code file.out} and {@code file.out.index} in {@link #dir}) and the
+   * blocks it holds to the coordinator, which writes them to these disk paths (stock's).
+   */
+  public void handover(String data, String index) throws IOException {
+    ByteBuffer req = frame(HANDOVER);
+    putString(req, data);
+    putString(req, index);
+    call(channel, selector, timeoutMs, req, OK);
   }
 
   /** Asks for room for {@code bytes}; returns the blocks granted, 0 when refused. */
@@ -131,6 +152,72 @@ public final class CoordinatorClient implements Closeable {
     }
   }
 
+  /**
+   * The NodeManager's shuffle's connection: while it is open, the coordinator tells maps that
+   * their outputs may stay in the pool. One lookup at a time.
+   */
+  public static final class Lookups implements Closeable {
+    private final SocketChannel channel;
+    private final Selector selector;
+    private final long timeoutMs;
+
+    private Lookups(SocketChannel channel, Selector selector, long timeoutMs) {
+      this.channel = channel;
+      this.selector = selector;
+      this.timeoutMs = timeoutMs;
+    }
+
+    /** Where the attempt's output is now: {data, index}, or null when the coordinator has none. */
+    public synchronized String[] lookup(String job, String attempt) throws IOException {
+      ByteBuffer req = frame(LOOKUP);
+      putString(req, job);
+      putString(req, attempt);
+      ByteBuffer reply = call(channel, selector, timeoutMs, req, LOCATED);
+      String data = string(reply);
+      String index = string(reply);
+      return data.isEmpty() ? null : new String[] {data, index};
+    }
+
+    @Override
+    public void close() throws IOException {
+      try {
+        selector.close();
+      } finally {
+        channel.close();
+      }
+    }
+  }
+
+  /** Opens the shuffle's connection (its first lookup registers it). */
+  public static Lookups lookups(Path socket, long timeoutMs) throws IOException {
+    SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
+    Selector sel = null;
+    try {
+      ch.configureBlocking(false);
+      sel = Selector.open();
+      ch.register(sel, 0);
+      connect(ch, sel, socket, System.nanoTime() + timeoutMs * 1_000_000L);
+      Lookups l = new Lookups(ch, sel, timeoutMs);
+      l.lookup("none", "none");
+      return l;
+    } catch (IOException | RuntimeException e) {
+      if (sel != null) {
+        sel.close();
+      }
+      ch.close();
+      throw e;
+    }
+  }
+
+  private static void connect(SocketChannel ch, Selector sel, Path socket, long deadline)
+      throws IOException {
+    if (!ch.connect(UnixDomainSocketAddress.of(socket))) {
+      while (!ch.finishConnect()) {
+        await(ch, sel, SelectionKey.OP_CONNECT, deadline);
+      }
+    }
+  }
+
   private static ByteBuffer frame(byte type) {
     ByteBuffer b = ByteBuffer.allocate(MAX_FRAME + 4).order(ByteOrder.LITTLE_ENDIAN);
     b.putInt(0); // the body's length, set when sent
@@ -140,7 +227,7 @@ public final class CoordinatorClient implements Closeable {
 
   private static void putString(ByteBuffer b, String s) {
     byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
-    if (bytes.length > 255) {
+    if (bytes.length > MAX_STRING) {
       throw new IllegalArgumentException("name too long for the coordinator: " + s);
     }
     b.putShort((short) bytes.length);

@@ -1,0 +1,228 @@
+package io.hadoopaccel.mapreduce.coomr;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.io.BytesWritable;
+import org.apache.hadoop.io.NullWritable;
+import org.apache.hadoop.io.Text;
+import org.apache.hadoop.io.compress.CompressionCodec;
+import org.apache.hadoop.io.compress.DefaultCodec;
+import org.apache.hadoop.mapred.Counters;
+import org.apache.hadoop.mapred.IFile;
+import org.apache.hadoop.mapred.InputSplit;
+import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.mapred.MROutputFiles;
+import org.apache.hadoop.mapred.Reporter;
+import org.apache.hadoop.mapreduce.MRConfig;
+import org.apache.hadoop.util.ReflectionUtils;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Where spills go, and what they hold of the pool, against the native coordinator. */
+class TestPoolSpillFiles {
+  private static final int BLOCK = 64 << 10;
+  private static final int POOL_BLOCKS = 40;
+
+  @TempDir
+  Path tmp;
+  private Process daemon;
+  private CoordinatorClient client;
+  private JobConf conf;
+  private final Counters counters = new Counters();
+
+  @BeforeEach
+  void start() throws Exception {
+    Path binary = Paths.get(System.getProperty("coomr.coordinator.binary", "none"));
+    if (!Boolean.getBoolean("accel.native.required")) {
+      assumeTrue(Files.isExecutable(binary), "no coomr_coordinator (build with -Pnative)");
+    }
+    Path socket = tmp.resolve("coordinator.sock");
+    daemon = new ProcessBuilder(binary.toString(), "--socket", socket.toString(), "--pool-dir",
+        tmp.resolve("pool").toString(), "--pool-bytes", String.valueOf(POOL_BLOCKS * BLOCK),
+        "--block-size", String.valueOf(BLOCK)).redirectErrorStream(true).start();
+    String line = new String(daemon.getInputStream().readNBytes(20), "UTF-8");
+    assertTrue(line.startsWith("coomr_coordinator: "), line);
+    client = CoordinatorClient.attach(socket, "job_1_0001", "attempt_1_0001_m_000000_0", 10_000);
+    conf = new JobConf(false);
+    conf.set(MRConfig.LOCAL_DIR, tmp.resolve("local").toString());
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    if (client != null) {
+      client.close();
+    }
+    if (daemon != null) {
+      daemon.destroy();
+      assertTrue(daemon.waitFor(10, TimeUnit.SECONDS));
+    }
+  }
+
+  private PoolSpillFiles spills(long sortBufferBytes, int partitions, boolean compressed,
+      long records) {
+    MROutputFiles files = new MROutputFiles();
+    files.setConf(conf);
+    return new PoolSpillFiles(files, client, sortBufferBytes, partitions, compressed,
+        () -> records, reporter());
+  }
+
+  @Test
+  void spillsGoIntoThePoolAndWhatTheyDoNotUseGoesBack() throws IOException {
+    PoolSpillFiles s = spills(1 << 20, 2, false, 1000);
+    org.apache.hadoop.fs.Path p0 = s.getSpillFileForWrite(0, 200_000);
+    assertTrue(local(p0).startsWith(client.dir()), p0.toString());
+    long granted0 = blocks(s.bound(200_000));
+    assertEquals(granted0, s.heldBlocks());
+    write(p0, 150_000); // smaller than the bound: 3 blocks of 64 KiB
+    write(s.getSpillFileForWrite(1, 100_000), 10); // the next spill settles the first
+    assertEquals(3 + blocks(s.bound(100_000)), s.heldBlocks());
+    assertEquals(local(p0), local(s.getSpillFile(0))); // two spills: merged from the pool
+    assertEquals(3 + 1, s.heldBlocks());
+    assertEquals(2, counters.getCounter(CoomrCounter.POOL_SPILLS));
+    assertEquals(150_010, counters.getCounter(CoomrCounter.POOL_SPILL_BYTES));
+  }
+
+  @Test
+  void aMapsOnlySpillIsCopiedToDiskForStocksRename() throws IOException {
+    PoolSpillFiles s = spills(1 << 20, 1, false, 1000);
+    org.apache.hadoop.fs.Path pooled = s.getSpillFileForWrite(0, 100_000);
+    byte[] data = write(pooled, 90_000);
+    org.apache.hadoop.fs.Path merged = s.getSpillFile(0);
+    assertTrue(local(merged).startsWith(tmp.resolve("local")), merged.toString());
+    assertArrayEquals(data, Files.readAllBytes(local(merged)));
+    assertFalse(Files.exists(local(pooled)));
+    assertEquals(0, s.heldBlocks());
+    assertEquals(1, counters.getCounter(CoomrCounter.SPILLS_MOVED_TO_DISK));
+  }
+
+  @Test
+  void theFlushSpillOfAMapWithNoOtherGoesToDisk() throws IOException {
+    PoolSpillFiles s = spills(1 << 20, 1, false, 1000);
+    s.finalSpillNext();
+    org.apache.hadoop.fs.Path p = s.getSpillFileForWrite(0, 100_000);
+    assertTrue(local(p).startsWith(tmp.resolve("local")), p.toString());
+    assertEquals(0, s.heldBlocks());
+    assertEquals(1, counters.getCounter(CoomrCounter.DISK_SPILLS));
+  }
+
+  @Test
+  void aSpillThePoolRefusesGoesToDisk() throws IOException {
+    PoolSpillFiles s = spills(8 << 20, 1, false, 1000);
+    org.apache.hadoop.fs.Path p = s.getSpillFileForWrite(0, (POOL_BLOCKS + 1) * BLOCK);
+    assertTrue(local(p).startsWith(tmp.resolve("local")), p.toString());
+    assertEquals(0, s.heldBlocks());
+    assertEquals(1, counters.getCounter(CoomrCounter.DISK_SPILLS));
+  }
+
+  /**
+   * The bound holds for real IFile spills at the worst cases of its two length fields: records
+   * as small as they come (a one-byte key, no value) filling the whole sort buffer, and values
+   * of 128 bytes (a two-byte length), raw and through a codec on incompressible bytes.
+   */
+  @Test
+  void theBoundCoversRealSpills() throws IOException {
+    byte[] random = new byte[128];
+    new java.util.Random(7).nextBytes(random);
+    for (boolean compressed : new boolean[] {false, true}) {
+      checkBound(new Text("a"), NullWritable.get(), 20_000, compressed);
+      checkBound(new Text("k"), new BytesWritable(random), 2_000, compressed);
+    }
+  }
+
+  private <K extends org.apache.hadoop.io.Writable, V extends org.apache.hadoop.io.Writable>
+      void checkBound(K key, V value, int records, boolean compressed) throws IOException {
+    long data = (long) records * (serialized(key) + serialized(value));
+    PoolSpillFiles s = spills(data + PoolSpillFiles.METASIZE * records, 1, compressed, records);
+    java.nio.file.Path file = tmp.resolve("ifile-" + records + "-" + compressed);
+    FileSystem fs = FileSystem.getLocal(conf).getRaw();
+    CompressionCodec codec =
+        compressed ? ReflectionUtils.newInstance(DefaultCodec.class, conf) : null;
+    try (FSDataOutputStream out = fs.create(new org.apache.hadoop.fs.Path(file.toString()))) {
+      @SuppressWarnings("unchecked")
+      IFile.Writer<K, V> w = new IFile.Writer<>(conf, out, (Class<K>) key.getClass(),
+          (Class<V>) value.getClass(), codec, null);
+      for (int i = 0; i < records; i++) {
+        w.append(key, value);
+      }
+      w.close();
+    }
+    long bound = s.bound(data + PoolSpillFiles.APPROX_HEADER_LENGTH);
+    assertTrue(Files.size(file) <= bound, file + ": " + Files.size(file) + " > " + bound);
+  }
+
+  private static int serialized(org.apache.hadoop.io.Writable w) throws IOException {
+    org.apache.hadoop.io.DataOutputBuffer b = new org.apache.hadoop.io.DataOutputBuffer();
+    w.write(b);
+    return b.getLength();
+  }
+
+  private static long blocks(long bytes) {
+    return (bytes + BLOCK - 1) / BLOCK;
+  }
+
+  private static Path local(org.apache.hadoop.fs.Path p) {
+    return Paths.get(p.toUri().getPath());
+  }
+
+  private static byte[] write(org.apache.hadoop.fs.Path p, int bytes) throws IOException {
+    byte[] data = new byte[bytes];
+    Arrays.fill(data, (byte) 0x5a);
+    Files.createDirectories(local(p).getParent());
+    Files.write(local(p), data);
+    return data;
+  }
+
+  private Reporter reporter() {
+    return new Reporter() {
+      @Override
+      public void setStatus(String status) {}
+
+      @Override
+      public Counters.Counter getCounter(Enum<?> name) {
+        return counters.findCounter(name);
+      }
+
+      @Override
+      public Counters.Counter getCounter(String group, String name) {
+        return counters.findCounter(group, name);
+      }
+
+      @Override
+      public void incrCounter(Enum<?> key, long amount) {
+        counters.incrCounter(key, amount);
+      }
+
+      @Override
+      public void incrCounter(String group, String counter, long amount) {
+        counters.incrCounter(group, counter, amount);
+      }
+
+      @Override
+      public InputSplit getInputSplit() {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public float getProgress() {
+        return 0;
+      }
+
+      @Override
+      public void progress() {}
+    };
+  }
+}
