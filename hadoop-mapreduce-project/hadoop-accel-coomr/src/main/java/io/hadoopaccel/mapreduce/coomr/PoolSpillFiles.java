@@ -151,6 +151,26 @@ public final class PoolSpillFiles extends ForwardingMapOutputFile {
     return files.getOutputFileForWrite(size);
   }
 
+  /**
+   * Where stock renames a map's only spill to: beside it in the pool, as the output the
+   * coordinator takes over ({@code YarnOutputFiles} would nest it in output/ATTEMPT/).
+   */
+  @Override
+  public Path getOutputFileForWriteInVolume(Path existing) {
+    return inPool(existing) ? new Path(poolDir, DATA)
+        : files.getOutputFileForWriteInVolume(existing);
+  }
+
+  @Override
+  public Path getOutputIndexFileForWriteInVolume(Path existing) {
+    return inPool(existing) ? new Path(poolDir, INDEX)
+        : files.getOutputIndexFileForWriteInVolume(existing);
+  }
+
+  private boolean inPool(Path p) {
+    return poolDir.equals(p.getParent());
+  }
+
   @Override
   public Path getOutputIndexFileForWrite(long size) throws IOException {
     return outputInPool ? new Path(poolDir, INDEX) : files.getOutputIndexFileForWrite(size);

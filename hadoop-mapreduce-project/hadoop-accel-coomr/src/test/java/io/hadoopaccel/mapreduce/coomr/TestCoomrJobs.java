@@ -137,6 +137,21 @@ class TestCoomrJobs {
   }
 
   @Test
+  void aMapsOnlySpillIsItsOutputInThePool() throws Exception {
+    Path in = new Path("/one/in");
+    ZipfText.writeFiles(CLUSTER.getFileSystem(), in, new int[] {1 << 20, 1 << 20}, 7);
+    Counters c = runPair(Sort::new, out -> new String[] {"-r", "2", in.toString(),
+        out.toString()}, "/one", SOCKET.toString(), 8).get(Pair.COOMR);
+    String all = summary(c);
+    // An 8 MB buffer holds a 1 MB map's whole output: one spill, renamed to the output in the
+    // pool and handed over, as stock renames it on disk.
+    assertEquals(2, get(c, CoomrCounter.POOL_SPILLS), all);
+    assertEquals(0, get(c, CoomrCounter.DISK_SPILLS), all);
+    assertEquals(0, get(c, CoomrCounter.SPILLS_MOVED_TO_DISK), all);
+    assertEquals(2, get(c, CoomrCounter.POOL_OUTPUTS), all);
+  }
+
+  @Test
   void wordCountWithCombinerIsIdentical() throws Exception {
     Path in = new Path("/wc/in");
     ZipfText.writeFiles(CLUSTER.getFileSystem(), in, new int[] {3 << 20, 2 << 20}, 11);
@@ -215,8 +230,17 @@ class TestCoomrJobs {
 
   private static Map<Pair, Counters> runPair(Supplier<Tool> tool, Function<Path, String[]> argsOf,
       String base, String coordinatorSocket) throws Exception {
+    return runPair(tool, argsOf, base, coordinatorSocket, 1);
+  }
+
+  private static Map<Pair, Counters> runPair(Supplier<Tool> tool, Function<Path, String[]> argsOf,
+      String base, String coordinatorSocket, int sortMb) throws Exception {
     Map<Pair, Counters> counters = PairedJobs.runAtOnce(CLUSTER.getConfiguration(), Pair.class,
-        "coomr" + base.replace('/', '-'), p -> conf(p, coordinatorSocket), tool,
+        "coomr" + base.replace('/', '-'), p -> {
+          Configuration conf = conf(p, coordinatorSocket);
+          conf.setInt(MRJobConfig.IO_SORT_MB, sortMb);
+          return conf;
+        }, tool,
         p -> argsOf.apply(out(base, p)));
     PairedJobs.assertSameOutput(CLUSTER.getFileSystem(), out(base, Pair.STOCK),
         out(base, Pair.COOMR));

@@ -41,6 +41,7 @@ class TestPoolSpillFiles {
   Path tmp;
   private Process daemon;
   private CoordinatorClient client;
+  private Path socket;
   private JobConf conf;
   private final Counters counters = new Counters();
 
@@ -50,7 +51,7 @@ class TestPoolSpillFiles {
     if (!Boolean.getBoolean("accel.native.required")) {
       assumeTrue(Files.isExecutable(binary), "no coomr_coordinator (build with -Pnative)");
     }
-    Path socket = tmp.resolve("coordinator.sock");
+    socket = tmp.resolve("coordinator.sock");
     daemon = new ProcessBuilder(binary.toString(), "--socket", socket.toString(), "--pool-dir",
         tmp.resolve("pool").toString(), "--pool-bytes", String.valueOf(POOL_BLOCKS * BLOCK),
         "--block-size", String.valueOf(BLOCK)).redirectErrorStream(true).start();
@@ -107,6 +108,38 @@ class TestPoolSpillFiles {
     assertFalse(Files.exists(local(pooled)));
     assertEquals(0, s.heldBlocks());
     assertEquals(1, counters.getCounter(CoomrCounter.SPILLS_MOVED_TO_DISK));
+  }
+
+  @Test
+  void whileTheShuffleServesThePoolAMapsOnlySpillBecomesItsOutputThere() throws IOException {
+    try (CoordinatorClient.Lookups shuffle = CoordinatorClient.lookups(socket, 10_000);
+        CoordinatorClient mapper = CoordinatorClient.attach(socket, "job_1_0001",
+            "attempt_1_0001_m_000001_0", 10_000)) {
+      assertTrue(mapper.servesOutputs());
+      MROutputFiles files = new MROutputFiles();
+      files.setConf(conf);
+      PoolSpillFiles s = new PoolSpillFiles(files, mapper, 1 << 20, 1, false, () -> 1000,
+          reporter());
+      s.finalSpillNext();
+      org.apache.hadoop.fs.Path spill = s.getSpillFileForWrite(0, 100_000); // into the pool
+      assertTrue(local(spill).startsWith(mapper.dir()), spill.toString());
+      write(spill, 90_000);
+      assertEquals(local(spill), local(s.getSpillFile(0))); // the merge renames it, in the pool
+      org.apache.hadoop.fs.Path out = s.getOutputFileForWriteInVolume(spill);
+      org.apache.hadoop.fs.Path index = s.getOutputIndexFileForWriteInVolume(spill);
+      assertEquals(mapper.dir().resolve(PoolSpillFiles.DATA), local(out));
+      assertEquals(mapper.dir().resolve(PoolSpillFiles.INDEX), local(index));
+      Files.move(local(spill), local(out));
+      write(index, 32);
+      assertEquals(local(out), local(s.getOutputFile()));
+      assertTrue(s.handover());
+      assertEquals(1, counters.getCounter(CoomrCounter.POOL_OUTPUTS));
+      assertEquals(90_000, counters.getCounter(CoomrCounter.POOL_OUTPUT_BYTES));
+      // The coordinator has it: the shuffle finds it in the pool, then at its disk path.
+      String[] where = shuffle.lookup("job_1_0001", "attempt_1_0001_m_000001_0");
+      assertTrue(where != null && where[0].endsWith(PoolSpillFiles.DATA), Arrays.toString(where));
+      mapper.detach();
+    }
   }
 
   @Test
