@@ -45,6 +45,20 @@ import org.apache.hadoop.yarn.client.api.YarnClient;
 public final class PairedJobs {
   private PairedJobs() {}
 
+  /** A run's output dir under {@code base}, e.g. {@code /wc/out-stock}. */
+  public static Path outDir(String base, Enum<?> run) {
+    return new Path(base + "/out-" + run.name().toLowerCase(Locale.ROOT));
+  }
+
+  /** A feature's counters of one job as {@code NAME=value ...}, for assertion messages. */
+  public static <E extends Enum<E>> String summary(Counters c, Class<E> counters) {
+    StringBuilder b = new StringBuilder();
+    for (E k : counters.getEnumConstants()) {
+      b.append(k).append('=').append(c.findCounter(k).getValue()).append(' ');
+    }
+    return b.toString();
+  }
+
   /** The YARN application tag of one run, e.g. {@code kism-test-run-stock}. */
   public static String tag(String prefix, Enum<?> run) {
     return prefix + "-test-run-" + run.name().toLowerCase(Locale.ROOT);

@@ -1,10 +1,13 @@
-package io.hadoopaccel.mapreduce.kism;
+package io.hadoopaccel.common.mapred;
 
 import org.apache.hadoop.mapred.Counters;
 import org.apache.hadoop.mapred.InputSplit;
 import org.apache.hadoop.mapred.Reporter;
 
-/** Reporter that keeps its counters, as a task's does (for tests and MergeBench); fetcher threads share it. */
+/**
+ * A Reporter that keeps its counters, as a task's does, for tests and benchmarks of code that
+ * takes one (KISM's merge, CooMR's pool spills); threads may share it.
+ */
 public final class CountingReporter implements Reporter {
   public final Counters counters = new Counters();
 

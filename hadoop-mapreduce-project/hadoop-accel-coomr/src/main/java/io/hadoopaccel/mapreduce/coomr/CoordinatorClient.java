@@ -65,26 +65,13 @@ public final class CoordinatorClient implements Closeable {
    */
   public static CoordinatorClient attach(Path socket, String job, String attempt, long timeoutMs)
       throws IOException {
-    SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
-    Selector sel = null;
-    try {
-      // Non-blocking, so that a coordinator whose listen backlog is full cannot hang the task.
-      ch.configureBlocking(false);
-      sel = Selector.open();
-      ch.register(sel, 0);
-      connect(ch, sel, socket, System.nanoTime() + timeoutMs * 1_000_000L);
+    return connect(socket, timeoutMs, (ch, sel) -> {
       ByteBuffer req = frame(ATTACH);
       putString(req, job);
       putString(req, attempt);
       ByteBuffer reply = call(ch, sel, timeoutMs, req, ATTACHED);
       return new CoordinatorClient(ch, sel, timeoutMs, reply);
-    } catch (IOException | RuntimeException e) {
-      if (sel != null) {
-        sel.close();
-      }
-      ch.close();
-      throw e;
-    }
+    });
   }
 
   /** Bytes per block of the pool. */
@@ -145,6 +132,10 @@ public final class CoordinatorClient implements Closeable {
 
   @Override
   public void close() throws IOException {
+    closeChannel(selector, channel);
+  }
+
+  private static void closeChannel(Selector selector, SocketChannel channel) throws IOException {
     try {
       selector.close();
     } finally {
@@ -180,41 +171,46 @@ public final class CoordinatorClient implements Closeable {
 
     @Override
     public void close() throws IOException {
-      try {
-        selector.close();
-      } finally {
-        channel.close();
-      }
+      closeChannel(selector, channel);
     }
   }
 
   /** Opens the shuffle's connection (its first lookup registers it). */
   public static Lookups lookups(Path socket, long timeoutMs) throws IOException {
-    SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
-    Selector sel = null;
-    try {
-      ch.configureBlocking(false);
-      sel = Selector.open();
-      ch.register(sel, 0);
-      connect(ch, sel, socket, System.nanoTime() + timeoutMs * 1_000_000L);
+    return connect(socket, timeoutMs, (ch, sel) -> {
       Lookups l = new Lookups(ch, sel, timeoutMs);
       l.lookup("none", "none");
       return l;
+    });
+  }
+
+  /** What to do on a new connection; it is closed if that fails. */
+  private interface OnConnect<T> {
+    T run(SocketChannel ch, Selector sel) throws IOException;
+  }
+
+  private static <T> T connect(Path socket, long timeoutMs, OnConnect<T> then)
+      throws IOException {
+    SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
+    Selector sel = null;
+    try {
+      // Non-blocking, so that a coordinator whose listen backlog is full cannot hang us.
+      ch.configureBlocking(false);
+      sel = Selector.open();
+      ch.register(sel, 0);
+      long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+      if (!ch.connect(UnixDomainSocketAddress.of(socket))) {
+        while (!ch.finishConnect()) {
+          await(ch, sel, SelectionKey.OP_CONNECT, deadline);
+        }
+      }
+      return then.run(ch, sel);
     } catch (IOException | RuntimeException e) {
       if (sel != null) {
         sel.close();
       }
       ch.close();
       throw e;
-    }
-  }
-
-  private static void connect(SocketChannel ch, Selector sel, Path socket, long deadline)
-      throws IOException {
-    if (!ch.connect(UnixDomainSocketAddress.of(socket))) {
-      while (!ch.finishConnect()) {
-        await(ch, sel, SelectionKey.OP_CONNECT, deadline);
-      }
     }
   }
 

@@ -15,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -241,9 +240,9 @@ class TestCoomrJobs {
           conf.setInt(MRJobConfig.IO_SORT_MB, sortMb);
           return conf;
         }, tool,
-        p -> argsOf.apply(out(base, p)));
-    PairedJobs.assertSameOutput(CLUSTER.getFileSystem(), out(base, Pair.STOCK),
-        out(base, Pair.COOMR));
+        p -> argsOf.apply(PairedJobs.outDir(base, p)));
+    PairedJobs.assertSameOutput(CLUSTER.getFileSystem(), PairedJobs.outDir(base, Pair.STOCK),
+        PairedJobs.outDir(base, Pair.COOMR));
     Counters stock = counters.get(Pair.STOCK);
     for (CoomrCounter k : CoomrCounter.values()) {
       assertEquals(0, get(stock, k), k.name());
@@ -252,18 +251,10 @@ class TestCoomrJobs {
   }
 
   private static String summary(Counters c) {
-    StringBuilder b = new StringBuilder();
-    for (CoomrCounter k : CoomrCounter.values()) {
-      b.append(k).append('=').append(get(c, k)).append(' ');
-    }
-    return b.toString();
+    return PairedJobs.summary(c, CoomrCounter.class);
   }
 
   private static long get(Counters c, CoomrCounter k) {
     return c.findCounter(k).getValue();
-  }
-
-  private static Path out(String base, Pair p) {
-    return new Path(base + "/out-" + p.name().toLowerCase(Locale.ROOT));
   }
 }

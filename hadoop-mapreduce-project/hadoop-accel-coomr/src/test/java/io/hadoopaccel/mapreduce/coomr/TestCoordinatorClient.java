@@ -4,12 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -24,31 +22,20 @@ class TestCoordinatorClient {
 
   @TempDir
   Path tmp;
-  private Process daemon;
+  private TestDaemon daemon;
   private Path socket;
 
   @BeforeEach
   void startCoordinator() throws Exception {
-    Path binary = Paths.get(System.getProperty("coomr.coordinator.binary", "none"));
-    // Without -Pnative there is no daemon to talk to; with it, a missing one is a failure.
-    if (!Boolean.getBoolean("accel.native.required")) {
-      assumeTrue(Files.isExecutable(binary), "no coomr_coordinator (build with -Pnative)");
-    }
-    socket = tmp.resolve("coordinator.sock");
-    daemon = new ProcessBuilder(binary.toString(), "--socket", socket.toString(), "--pool-dir",
-        tmp.resolve("pool").toString(), "--pool-bytes", String.valueOf(10 * BLOCK),
-        "--block-size", String.valueOf(BLOCK)).redirectErrorStream(true).start();
-    // It logs one line once it listens; that line, not a sleep, says it is ready.
-    String line = new String(daemon.getInputStream().readNBytes(20), "UTF-8");
-    assertTrue(line.startsWith("coomr_coordinator: "), line);
+    daemon = new TestDaemon(tmp, 10 * BLOCK, BLOCK);
+    socket = daemon.socket;
     assertTrue(Files.exists(socket));
   }
 
   @AfterEach
   void stopCoordinator() throws InterruptedException {
     if (daemon != null) {
-      daemon.destroy();
-      assertTrue(daemon.waitFor(10, TimeUnit.SECONDS));
+      daemon.close();
     }
   }
 
@@ -87,8 +74,7 @@ class TestCoordinatorClient {
   @Test
   void aDeadCoordinatorFailsTheCallNotTheTask() throws Exception {
     try (CoordinatorClient c = CoordinatorClient.attach(socket, "job_1_0001", "m_0", TIMEOUT_MS)) {
-      daemon.destroyForcibly();
-      assertTrue(daemon.waitFor(10, TimeUnit.SECONDS));
+      daemon.kill();
       long t0 = System.nanoTime();
       assertThrows(IOException.class, () -> c.request(BLOCK));
       assertTrue(System.nanoTime() - t0 < TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS));

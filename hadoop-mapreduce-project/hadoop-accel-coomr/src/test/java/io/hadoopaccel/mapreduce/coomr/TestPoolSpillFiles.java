@@ -4,14 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.hadoopaccel.common.mapred.CountingReporter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Arrays;
-import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.io.BytesWritable;
@@ -21,10 +20,8 @@ import org.apache.hadoop.io.compress.CompressionCodec;
 import org.apache.hadoop.io.compress.DefaultCodec;
 import org.apache.hadoop.mapred.Counters;
 import org.apache.hadoop.mapred.IFile;
-import org.apache.hadoop.mapred.InputSplit;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.MROutputFiles;
-import org.apache.hadoop.mapred.Reporter;
 import org.apache.hadoop.mapreduce.MRConfig;
 import org.apache.hadoop.util.ReflectionUtils;
 import org.junit.jupiter.api.AfterEach;
@@ -39,24 +36,17 @@ class TestPoolSpillFiles {
 
   @TempDir
   Path tmp;
-  private Process daemon;
+  private TestDaemon daemon;
   private CoordinatorClient client;
   private Path socket;
   private JobConf conf;
-  private final Counters counters = new Counters();
+  private final CountingReporter reporter = new CountingReporter();
+  private final Counters counters = reporter.counters;
 
   @BeforeEach
   void start() throws Exception {
-    Path binary = Paths.get(System.getProperty("coomr.coordinator.binary", "none"));
-    if (!Boolean.getBoolean("accel.native.required")) {
-      assumeTrue(Files.isExecutable(binary), "no coomr_coordinator (build with -Pnative)");
-    }
-    socket = tmp.resolve("coordinator.sock");
-    daemon = new ProcessBuilder(binary.toString(), "--socket", socket.toString(), "--pool-dir",
-        tmp.resolve("pool").toString(), "--pool-bytes", String.valueOf(POOL_BLOCKS * BLOCK),
-        "--block-size", String.valueOf(BLOCK)).redirectErrorStream(true).start();
-    String line = new String(daemon.getInputStream().readNBytes(20), "UTF-8");
-    assertTrue(line.startsWith("coomr_coordinator: "), line);
+    daemon = new TestDaemon(tmp, POOL_BLOCKS * BLOCK, BLOCK);
+    socket = daemon.socket;
     client = CoordinatorClient.attach(socket, "job_1_0001", "attempt_1_0001_m_000000_0", 10_000);
     conf = new JobConf(false);
     conf.set(MRConfig.LOCAL_DIR, tmp.resolve("local").toString());
@@ -68,8 +58,7 @@ class TestPoolSpillFiles {
       client.close();
     }
     if (daemon != null) {
-      daemon.destroy();
-      assertTrue(daemon.waitFor(10, TimeUnit.SECONDS));
+      daemon.close();
     }
   }
 
@@ -78,7 +67,7 @@ class TestPoolSpillFiles {
     MROutputFiles files = new MROutputFiles();
     files.setConf(conf);
     return new PoolSpillFiles(files, client, sortBufferBytes, partitions, compressed,
-        () -> records, reporter());
+        () -> records, reporter);
   }
 
   @Test
@@ -119,7 +108,7 @@ class TestPoolSpillFiles {
       MROutputFiles files = new MROutputFiles();
       files.setConf(conf);
       PoolSpillFiles s = new PoolSpillFiles(files, mapper, 1 << 20, 1, false, () -> 1000,
-          reporter());
+          reporter);
       s.finalSpillNext();
       org.apache.hadoop.fs.Path spill = s.getSpillFileForWrite(0, 100_000); // into the pool
       assertTrue(local(spill).startsWith(mapper.dir()), spill.toString());
@@ -217,45 +206,5 @@ class TestPoolSpillFiles {
     Files.createDirectories(local(p).getParent());
     Files.write(local(p), data);
     return data;
-  }
-
-  private Reporter reporter() {
-    return new Reporter() {
-      @Override
-      public void setStatus(String status) {}
-
-      @Override
-      public Counters.Counter getCounter(Enum<?> name) {
-        return counters.findCounter(name);
-      }
-
-      @Override
-      public Counters.Counter getCounter(String group, String name) {
-        return counters.findCounter(group, name);
-      }
-
-      @Override
-      public void incrCounter(Enum<?> key, long amount) {
-        counters.incrCounter(key, amount);
-      }
-
-      @Override
-      public void incrCounter(String group, String counter, long amount) {
-        counters.incrCounter(group, counter, amount);
-      }
-
-      @Override
-      public InputSplit getInputSplit() {
-        throw new UnsupportedOperationException();
-      }
-
-      @Override
-      public float getProgress() {
-        return 0;
-      }
-
-      @Override
-      public void progress() {}
-    };
   }
 }

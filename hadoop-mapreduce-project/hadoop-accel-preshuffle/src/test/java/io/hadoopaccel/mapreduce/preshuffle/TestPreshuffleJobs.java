@@ -9,7 +9,6 @@ import io.hadoopaccel.workloads.gen.ZipfText;
 import io.hadoopaccel.workloads.jobs.Sort;
 import io.hadoopaccel.workloads.jobs.WordCount;
 import java.io.IOException;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -347,11 +346,7 @@ class TestPreshuffleJobs {
   }
 
   private static String summary(Counters c) {
-    StringBuilder b = new StringBuilder();
-    for (PreshuffleCounter k : PreshuffleCounter.values()) {
-      b.append(k).append('=').append(get(c, k)).append(' ');
-    }
-    return b.toString();
+    return PairedJobs.summary(c, PreshuffleCounter.class);
   }
 
   private static long get(Counters c, PreshuffleCounter k) {
@@ -359,7 +354,7 @@ class TestPreshuffleJobs {
   }
 
   private static Path out(String base, Pair p) {
-    return new Path(base + "/out-" + p.name().toLowerCase(Locale.ROOT));
+    return PairedJobs.outDir(base, p);
   }
 
   private static void writeZipfText(Path dir, int[] sizes, long seed) throws IOException {

@@ -1,6 +1,6 @@
 package io.hadoopaccel.mapreduce.kism.bench;
 
-import io.hadoopaccel.mapreduce.kism.CountingReporter;
+import io.hadoopaccel.common.mapred.CountingReporter;
 import io.hadoopaccel.mapreduce.kism.KismCounter;
 import io.hadoopaccel.mapreduce.kism.KismMergeManager;
 import java.io.BufferedInputStream;
