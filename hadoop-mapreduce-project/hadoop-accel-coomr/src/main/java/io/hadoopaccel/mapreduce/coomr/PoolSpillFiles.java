@@ -317,7 +317,7 @@ public final class PoolSpillFiles extends ForwardingMapOutputFile {
     });
   }
 
-  /** For tests: blocks the pooled spills still hold. */
+  /** Blocks the pooled spills and output still hold (the handover settles to what it needs). */
   long heldBlocks() {
     return held.values().stream().mapToLong(Long::longValue).sum();
   }
