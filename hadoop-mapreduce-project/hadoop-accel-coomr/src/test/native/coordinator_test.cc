@@ -89,16 +89,22 @@ class CoordinatorTest : public ::testing::Test {
     char tmpl[] = "/tmp/coomr_coordinator_test.XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
+    Restart(false);
+  }
+  virtual void Configure(CoordinatorOptions*) {}
+  // A new coordinator on the same socket and pool (the old one, if any, stopped first).
+  void Restart(bool recover) {
+    coordinator_.reset();
     CoordinatorOptions o;
     o.socket_path = dir_ + "/coordinator.sock";
     o.pool_dir = dir_ + "/pool";
     o.pool_bytes = 10 * kBlock;
     o.block_size = kBlock;
+    o.recover = recover;
     Configure(&o);
     coordinator_ = std::make_unique<Coordinator>(o);
     coordinator_->Start();
   }
-  virtual void Configure(CoordinatorOptions*) {}
   void TearDown() override {
     coordinator_.reset();
     std::filesystem::remove_all(dir_);
@@ -204,15 +210,58 @@ TEST_F(CoordinatorTest, StartEmptiesThePoolOfAnEarlierRun) {
   ASSERT_TRUE(ClientsBecome(0));
   std::filesystem::create_directories(dir_ + "/pool/job_0_0001/attempt_m_9");
   std::ofstream(dir_ + "/pool/job_0_0001/attempt_m_9/spill0.out") << "of a killed coordinator";
-  coordinator_.reset();
-  CoordinatorOptions o;
-  o.socket_path = socket();
-  o.pool_dir = dir_ + "/pool";
-  o.pool_bytes = 10 * kBlock;
-  o.block_size = kBlock;
-  coordinator_ = std::make_unique<Coordinator>(o);
-  coordinator_->Start();
+  Restart(false);
   EXPECT_TRUE(std::filesystem::is_empty(dir_ + "/pool"));
+}
+
+TEST_F(CoordinatorTest, AHandoverIsRecordedBesideTheOutput) {
+  Task t(socket());
+  Message a = t.Attach("job_1_0001", "attempt_m_0");
+  ASSERT_EQ(a.type, MessageType::kAttached);
+  std::ofstream(a.text + "/file.out") << "map output";
+  std::ofstream(a.text + "/file.out.index") << "index";
+  std::string disk = dir_ + "/local/attempt_m_0";
+  ASSERT_EQ(t.Handover(disk + "/file.out", disk + "/file.out.index").type, MessageType::kOk);
+  // The pool copy stays for the 5 s grace period after it is on disk: the record is there.
+  std::ifstream record(a.text + "/" + kHandoverRecord);
+  std::string data, index;
+  ASSERT_TRUE(std::getline(record, data) && std::getline(record, index));
+  EXPECT_EQ(data, disk + "/file.out");
+  EXPECT_EQ(index, disk + "/file.out.index");
+}
+
+// What a coordinator killed mid-job leaves in the pool: one output handed over but not yet on
+// disk, and the dir of a map still running (two blocks of spills).
+TEST_F(CoordinatorTest, ARecoveringRestartWritesOutHandedOverOutputsAndKeepsRunningTasks) {
+  std::string job = dir_ + "/pool/job_1_0001";
+  std::string disk = dir_ + "/local/attempt_m_0";
+  std::filesystem::create_directories(job + "/attempt_m_0");
+  std::ofstream(job + "/attempt_m_0/file.out") << "map output";
+  std::ofstream(job + "/attempt_m_0/file.out.index") << "index";
+  std::ofstream(job + "/attempt_m_0/" + kHandoverRecord) << disk << "/file.out\n"
+                                                         << disk << "/file.out.index\n";
+  std::filesystem::create_directories(job + "/attempt_m_1");
+  std::ofstream(job + "/attempt_m_1/spill0.out") << std::string(kBlock + 1, 's');
+  std::filesystem::create_directories(job + "/attempt_m_2");  // a bad record: not handed over
+  std::ofstream(job + "/attempt_m_2/" + kHandoverRecord) << "../etc/passwd\n";
+  std::ofstream(dir_ + "/pool/stray") << "not a job dir";
+  Restart(true);
+
+  Task shuffle(socket());
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (shuffle.Lookup("job_1_0001", "attempt_m_0").text != disk + "/file.out") {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "never written out";
+    std::this_thread::yield();
+  }
+  std::ifstream out(disk + "/file.out");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(out), {}), "map output");
+  EXPECT_TRUE(std::filesystem::exists(job + "/attempt_m_1/spill0.out"));  // still readable
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/pool/stray"));
+  // Held: the output's block (until its grace period ends) and the running map's two.
+  EXPECT_EQ(coordinator_->free_blocks(), 7u);
+  EXPECT_TRUE(coordinator_->EndJob("job_1_0001"));
+  EXPECT_EQ(coordinator_->free_blocks(), 10u);
+  EXPECT_FALSE(std::filesystem::exists(job));
 }
 
 TEST(CoordinatorPool, RefusesAPoolDirThatIsALink) {

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <system_error>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -105,6 +106,50 @@ bool CopyToDisk(const std::string& from, const std::string& to, std::string* err
   return ok;
 }
 
+bool IsRealDir(const std::string& p) {
+  struct stat st {};
+  return lstat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid();
+}
+
+uint64_t FileBytes(const std::string& p) {
+  struct stat st {};
+  return lstat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
+}
+
+// Writes a handed-over output's disk paths beside it: a temporary name, then a rename.
+bool WriteHandoverRecord(const std::string& dir, const std::string& data, const std::string& index,
+                         std::string* error) {
+  std::string path = dir + "/" + kHandoverRecord;
+  std::string tmp = path + ".tmp";
+  std::string text = data + "\n" + index + "\n";
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  bool ok = fd >= 0 && write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  if (fd >= 0 && close(fd) != 0) ok = false;
+  ok = ok && rename(tmp.c_str(), path.c_str()) == 0;
+  if (!ok) {
+    *error = "writing " + path + ": " + strerror(errno);
+    unlink(tmp.c_str());
+  }
+  return ok;
+}
+
+// Reads a handover record: false unless it names two safe paths.
+bool ReadHandoverRecord(const std::string& dir, std::string* data, std::string* index) {
+  std::string path = dir + "/" + kHandoverRecord;
+  int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[2 * kMaxName + 4];
+  ssize_t n = read(fd, buf, sizeof(buf));
+  close(fd);
+  if (n <= 0) return false;
+  std::string text(buf, static_cast<size_t>(n));
+  size_t first = text.find('\n');
+  if (first == std::string::npos || text.back() != '\n') return false;
+  *data = text.substr(0, first);
+  *index = text.substr(first + 1, text.size() - first - 2);
+  return SafePath(*data) && SafePath(*index);
+}
+
 }  // namespace
 
 Coordinator::Coordinator(CoordinatorOptions options)
@@ -126,9 +171,13 @@ void Coordinator::Start() {
     Fail("pool dir " + options_.pool_dir + " is a link or another user's");
   }
   if (chmod(options_.pool_dir.c_str(), 0700) != 0) Fail("chmod 0700 " + options_.pool_dir);
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(options_.pool_dir, ec)) {
-    std::filesystem::remove_all(entry.path(), ec);
+  if (options_.recover) {
+    Recover();
+  } else {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(options_.pool_dir, ec)) {
+      std::filesystem::remove_all(entry.path(), ec);
+    }
   }
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
@@ -177,6 +226,12 @@ bool Coordinator::EndJob(const std::string& job) {
       auto next = std::next(it);
       if (it->first.first == job) DropOutput(it->first);
       it = next;
+    }
+    auto dirs = recovered_dirs_.find(job);
+    if (dirs != recovered_dirs_.end()) {
+      auto [client, blocks] = dirs->second;
+      if (blocks > 0) balancer_.Release(client, blocks);
+      recovered_dirs_.erase(dirs);
     }
   }
   std::error_code ec;
@@ -370,6 +425,7 @@ bool Coordinator::Handover(ClientId client, const Message& m, std::string* error
   }
   o.disk_data = m.text;
   o.disk_index = m.index;
+  if (!WriteHandoverRecord(o.pool_dir, o.disk_data, o.disk_index, error)) return false;
   o.blocks = balancer_.Held(client);
   balancer_.Finish(client);  // its blocks stay, now a finished task's: flushed first
   outputs_[key] = o;
@@ -398,6 +454,58 @@ void Coordinator::DropOutput(const OutputKey& key) {
   std::filesystem::remove_all(it->second.pool_dir, ec);
   if (it->second.blocks > 0) balancer_.Release(it->second.client, it->second.blocks);
   outputs_.erase(it);
+}
+
+std::pair<ClientId, uint64_t> Coordinator::Hold(uint64_t bytes) {
+  ClientId client = balancer_.Join();
+  uint64_t blocks = (bytes + options_.block_size - 1) / options_.block_size;
+  if (blocks > 0 && !balancer_.TryGrant(client, blocks)) blocks = 0;  // a smaller pool now
+  balancer_.Finish(client);
+  return {client, blocks};
+}
+
+void Coordinator::Recover() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::error_code ec;
+  for (const auto& job_entry : std::filesystem::directory_iterator(options_.pool_dir, ec)) {
+    std::string job = job_entry.path().filename();
+    if (!SafeName(job) || !IsRealDir(job_entry.path())) {
+      std::filesystem::remove_all(job_entry.path(), ec);  // nothing a coordinator made
+      continue;
+    }
+    uint64_t running_bytes = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(job_entry.path(), ec)) {
+      std::string attempt = entry.path().filename();
+      std::string dir = entry.path();
+      if (!SafeName(attempt) || !IsRealDir(dir)) {
+        std::filesystem::remove_all(dir, ec);
+        continue;
+      }
+      Output o;
+      o.pool_dir = dir;
+      o.pool_data = dir + "/file.out";
+      o.pool_index = dir + "/file.out.index";
+      if (ReadHandoverRecord(dir, &o.disk_data, &o.disk_index) && IsRegularFile(o.pool_data) &&
+          IsRegularFile(o.pool_index)) {
+        // Handed over, perhaps not yet on disk: write it out (again), as if just handed over.
+        std::tie(o.client, o.blocks) = Hold(FileBytes(o.pool_data) + FileBytes(o.pool_index));
+        outputs_[{job, attempt}] = o;
+        to_move_.push_back({job, attempt});
+        continue;
+      }
+      // A task that was running: it may still be reading its pooled spills.
+      for (const auto& file : std::filesystem::directory_iterator(dir, ec)) {
+        running_bytes += FileBytes(file.path());
+      }
+    }
+    recovered_dirs_[job] = Hold(running_bytes);
+  }
+  uint64_t held = 0;
+  for (const auto& [job, dirs] : recovered_dirs_) held += dirs.second;
+  fprintf(stderr,
+          "coomr_coordinator: recovered the pool: %zu handed-over outputs to write out, %llu "
+          "blocks of running tasks' dirs in %zu jobs, kept until their jobs end\n",
+          outputs_.size(), static_cast<unsigned long long>(held), recovered_dirs_.size());
 }
 
 void Coordinator::MoveLoop() {

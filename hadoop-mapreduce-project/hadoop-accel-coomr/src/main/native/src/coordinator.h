@@ -12,6 +12,11 @@
 // copy is complete, so that a shuffle that looked the pool path up shortly before still finds
 // it; the disk paths are stock's, where any shuffle finds them.
 //
+// A handed-over output's disk paths are also written beside it (HANDOVER_RECORD), so that a
+// coordinator restarted after a crash (`recover`) finds the outputs still to be written out and
+// writes them. The dirs of tasks that were running are kept too (a task still merging from its
+// pooled spills goes on reading them), their bytes counted as held until their job ends.
+//
 // Only processes of the coordinator's own user (or root) may connect (SO_PEERCRED), and at most
 // max_clients at once: both checked before a byte is read.
 #ifndef HADOOP_ACCEL_COOMR_COORDINATOR_H
@@ -42,7 +47,13 @@ struct CoordinatorOptions {
   uint32_t block_size = kDefaultBlockSize;
   int max_clients = 256;
   std::chrono::milliseconds grace{5000};
+  // Start keeps what an earlier coordinator left in the pool (a restart after a crash) rather
+  // than emptying it (a first start, whose tasks are gone).
+  bool recover = false;
 };
+
+// Beside a handed-over output in its dir: its data and index disk paths, one per line.
+inline constexpr char kHandoverRecord[] = "handover";
 
 class Coordinator {
  public:
@@ -76,6 +87,10 @@ class Coordinator {
   bool Handover(ClientId client, const Message& m, std::string* error);
   Message Lookup(const Message& m);
   void MoveLoop();
+  // Start with `recover`: takes over what an earlier coordinator left in the pool.
+  void Recover();
+  // Blocks for `bytes` held by a new, finished client (0 blocks if the pool cannot give them).
+  std::pair<ClientId, uint64_t> Hold(uint64_t bytes);  // under mu_
 
   // A map output handed over: its pool copy, where it goes on disk, and the blocks it holds
   // (those of its task, which has finished).
@@ -99,6 +114,8 @@ class Coordinator {
   std::map<ClientId, std::string> dirs_;    // each attached task's dir
   std::map<ClientId, OutputKey> attached_;  // each attached task's job and attempt
   std::map<OutputKey, Output> outputs_;
+  // Per job, the blocks of its tasks' dirs found by Recover: held until the job ends.
+  std::map<std::string, std::pair<ClientId, uint64_t>> recovered_dirs_;
   std::deque<OutputKey> to_move_;  // handed over, not yet on disk, in order
   std::deque<OutputKey> to_drop_;  // on disk; pool copy goes after grace, in order
   std::condition_variable mover_wake_;

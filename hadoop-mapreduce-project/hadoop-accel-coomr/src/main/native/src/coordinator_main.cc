@@ -1,5 +1,7 @@
 // coomr_coordinator: the node coordinator as a daemon (see coordinator.h), until SIGTERM or SIGINT.
-//   coomr_coordinator --socket PATH --pool-dir DIR --pool-bytes N [--block-size N] [--supervised]
+//   coomr_coordinator --socket PATH --pool-dir DIR --pool-bytes N [--block-size N] [--recover]
+//                     [--supervised]
+// --recover keeps what an earlier coordinator left in the pool (the aux service's restarts).
 // --supervised is how the NodeManager's aux service runs it (SupervisedDaemon): it prints
 // "READY <socket>" on stdout once it listens, answers each stdin line with one line
 // ("END_JOB <job>": OK), and stops when stdin closes, so it never outlives the NodeManager.
@@ -11,6 +13,7 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -21,7 +24,7 @@ namespace {
 int Usage() {
   fprintf(stderr,
           "usage: coomr_coordinator --socket PATH --pool-dir DIR --pool-bytes N "
-          "[--block-size N] [--supervised]\n");
+          "[--block-size N] [--recover] [--supervised]\n");
   return 2;
 }
 
@@ -33,13 +36,20 @@ bool ParseSize(const char* s, uint64_t* out) {
   return true;
 }
 
+// The coordinator, while the control thread may use it: main clears it (under the mutex) before
+// stopping it, since that thread, blocked reading stdin, cannot be joined.
+std::mutex control_mu;
+hadoop_accel::coomr::Coordinator* controlled = nullptr;
+
 // Answers the supervisor's lines on stdin; its end (the NodeManager gone) stops the daemon.
-void ServeControl(hadoop_accel::coomr::Coordinator* c) {
+void ServeControl() {
   std::string line;
   while (std::getline(std::cin, line)) {
     const std::string end_job = "END_JOB ";
     if (line.rfind(end_job, 0) == 0) {
-      std::cout << (c->EndJob(line.substr(end_job.size())) ? "OK" : "ERROR bad job id")
+      std::lock_guard<std::mutex> lock(control_mu);
+      if (controlled == nullptr) return;  // stopping
+      std::cout << (controlled->EndJob(line.substr(end_job.size())) ? "OK" : "ERROR bad job id")
                 << std::endl;
     } else {
       std::cout << "ERROR unknown command" << std::endl;
@@ -60,6 +70,8 @@ int main(int argc, char** argv) {
     uint64_t n = 0;
     if (k == "--supervised") {
       supervised = true;
+    } else if (k == "--recover") {
+      o.recover = true;
     } else if (i + 1 == argc) {
       return Usage();
     } else if (k == "--socket") {
@@ -93,10 +105,15 @@ int main(int argc, char** argv) {
             static_cast<unsigned long long>(o.pool_bytes), o.block_size);
     if (supervised) {
       std::cout << "READY " << o.socket_path << std::endl;
-      std::thread([&c] { ServeControl(&c); }).detach();
+      controlled = &c;
+      std::thread(ServeControl).detach();
     }
     int sig = 0;
     sigwait(&stop, &sig);
+    {
+      std::lock_guard<std::mutex> lock(control_mu);
+      controlled = nullptr;
+    }
     c.Stop();
   } catch (const std::exception& e) {
     fprintf(stderr, "coomr_coordinator: %s\n", e.what());

@@ -10,7 +10,10 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapred.JobID;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
@@ -41,6 +44,9 @@ public class CoomrAuxService extends AuxiliaryService {
   private long blockSize;
   private File binary;
   private SupervisedDaemon coordinator;
+  /** The latest jobs ended here, oldest first: ended again in a restarted coordinator. */
+  private final Set<String> endedJobs = new LinkedHashSet<>();
+  private static final int ENDED_JOBS_KEPT = 1000;
 
   public CoomrAuxService() {
     super(SERVICE_NAME);
@@ -82,10 +88,13 @@ public class CoomrAuxService extends AuxiliaryService {
       List<String> cmd = List.of(binary.getPath(), "--socket", socket.toString(), "--pool-dir",
           poolDir, "--pool-bytes", Long.toString(poolBytes), "--block-size",
           Long.toString(blockSize), "--supervised");
-      // Nothing to re-send after a restart: a new coordinator starts with an empty pool, and
-      // the tasks of the dead one find their connection closed and spill to disk.
-      coordinator = new SupervisedDaemon(BINARY, previous -> cmd, READY_TIMEOUT_MS,
-          REPLY_TIMEOUT_MS, RESTART_BACKOFF_MS, () -> { });
+      // The first coordinator empties the pool (an earlier NodeManager's tasks are gone). One
+      // restarted after a crash keeps it: it writes out the outputs handed over to the dead one,
+      // and running maps go on reading their pooled spills (their later spills go to disk). A
+      // job that ended while it was down is ended again, since that END_JOB was dropped.
+      coordinator = new SupervisedDaemon(BINARY,
+          previous -> previous == null ? cmd : withRecover(cmd), READY_TIMEOUT_MS,
+          REPLY_TIMEOUT_MS, RESTART_BACKOFF_MS, this::endJobsAgain);
       coordinator.setWhenGivenUp("CooMR is off on this node: maps here spill to disk as stock.");
       try {
         if (!coordinator.start()) {
@@ -97,6 +106,22 @@ public class CoomrAuxService extends AuxiliaryService {
       }
     }
     super.serviceStart();
+  }
+
+  private static List<String> withRecover(List<String> cmd) {
+    List<String> recovering = new ArrayList<>(cmd);
+    recovering.add(recovering.size() - 1, "--recover");
+    return recovering;
+  }
+
+  private void endJobsAgain() {
+    List<String> ended;
+    synchronized (endedJobs) {
+      ended = new ArrayList<>(endedJobs);
+    }
+    for (String job : ended) {
+      coordinator.submit("END_JOB " + job);
+    }
   }
 
   /** The socket's dir: made 0700 if missing; refused if a link or another user's. */
@@ -129,9 +154,15 @@ public class CoomrAuxService extends AuxiliaryService {
   @Override
   public void stopApplication(ApplicationTerminationContext context) {
     ApplicationId app = context.getApplicationId();
+    String job = new JobID(Long.toString(app.getClusterTimestamp()), app.getId()).toString();
+    synchronized (endedJobs) {
+      endedJobs.add(job);
+      if (endedJobs.size() > ENDED_JOBS_KEPT) {
+        endedJobs.remove(endedJobs.iterator().next());
+      }
+    }
     if (coordinator != null) {
-      coordinator.submit("END_JOB "
-          + new JobID(Long.toString(app.getClusterTimestamp()), app.getId()));
+      coordinator.submit("END_JOB " + job);
     }
   }
 

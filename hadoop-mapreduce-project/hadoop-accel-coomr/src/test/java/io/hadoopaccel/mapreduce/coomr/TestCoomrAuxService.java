@@ -73,6 +73,58 @@ class TestCoomrAuxService {
     assertFalse(Files.exists(tmp.resolve("sock/coordinator.sock")));
   }
 
+  /**
+   * A coordinator killed with a running map's spills in the pool is restarted with
+   * {@code --recover}: the map's spills stay (it merges them later), and a job that ended while
+   * no coordinator ran is ended in the new one.
+   */
+  @Test
+  void aRestartedCoordinatorKeepsRunningMapsSpillsAndEndsJobsEndedMeanwhile() throws Exception {
+    Path binary = Paths.get(System.getProperty("coomr.coordinator.binary", "none"));
+    if (!Boolean.getBoolean("accel.native.required")) {
+      assumeTrue(Files.isExecutable(binary), "no coomr_coordinator (build with -Pnative)");
+    }
+    CoomrAuxService svc = new CoomrAuxService();
+    svc.init(conf(binary.getParent()));
+    svc.start();
+    try {
+      Path socket = tmp.resolve("sock/coordinator.sock");
+      CoordinatorClient running = CoordinatorClient.attach(socket, "job_1764000000000_0001",
+          "attempt_1764000000000_0001_m_000000_0", 10_000);
+      CoordinatorClient ended = CoordinatorClient.attach(socket, "job_1764000000000_0002",
+          "attempt_1764000000000_0002_m_000000_0", 10_000);
+      assertEquals(2, running.request(100_000));
+      Path spill = running.dir().resolve("spill0.out");
+      Files.write(spill, new byte[100_000]);
+      Files.write(ended.dir().resolve("spill0.out"), new byte[10]);
+
+      Process first = svc.coordinator().process();
+      first.destroyForcibly();
+      assertTrue(first.waitFor(10, TimeUnit.SECONDS));
+      svc.stopApplication(new ApplicationTerminationContext(
+          ApplicationId.newInstance(1764000000000L, 2)));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!(svc.coordinator().starts() == 2 && svc.coordinator().isRunning())) {
+        assertTrue(System.nanoTime() < deadline, "not restarted");
+        Thread.sleep(20); // polling a condition with a deadline, not synchronising on time
+      }
+      assertTrue(svc.coordinator().process().info().commandLine().orElse("")
+          .contains("--recover"));
+      // The restart re-sends END_JOB for every job ended so far, after it is READY.
+      Path endedDir = tmp.resolve("pool/job_1764000000000_0002");
+      while (Files.exists(endedDir)) {
+        assertTrue(System.nanoTime() < deadline, "the ended job's dir stayed");
+        Thread.sleep(20); // polling a condition with a deadline, not synchronising on time
+      }
+      assertTrue(Files.exists(spill), "the running map's spill was not kept");
+      assertThrows(java.io.IOException.class, () -> running.request(1), "the old connection");
+      running.close();
+      ended.close();
+    } finally {
+      svc.stop();
+    }
+  }
+
   @Test
   void withoutTheExecutableTheServiceStaysUpAndNothingRuns() {
     CoomrAuxService svc = new CoomrAuxService();

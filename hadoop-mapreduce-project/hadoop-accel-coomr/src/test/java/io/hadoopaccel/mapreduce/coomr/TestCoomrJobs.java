@@ -2,9 +2,7 @@ package io.hadoopaccel.mapreduce.coomr;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.hadoopaccel.minicluster.AuxServicesManifest;
 import io.hadoopaccel.minicluster.MiniHadoopClusterExtension;
 import io.hadoopaccel.minicluster.PairedJobs;
 import io.hadoopaccel.workloads.gen.ZipfText;
@@ -13,9 +11,11 @@ import io.hadoopaccel.workloads.jobs.WordCount;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Paths;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -24,11 +24,6 @@ import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.conf.Configured;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.io.IntWritable;
-import org.apache.hadoop.io.LongWritable;
-import org.apache.hadoop.io.Text;
-import org.apache.hadoop.mapred.CoomrMapOutputCollector;
-import org.apache.hadoop.mapred.CoomrShuffleHandler;
 import org.apache.hadoop.mapreduce.Counters;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.JobCounter;
@@ -43,73 +38,36 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Real jobs on one shared mini cluster whose NodeManager runs CooMR as deployed: the
- * coordinator under {@link CoomrAuxService} and {@link CoomrShuffleHandler} as
+ * coordinator under {@link CoomrAuxService} and {@code CoomrShuffleHandler} as
  * {@code mapreduce_shuffle}. Each job runs with stock's collector and with CooMR's at once; the
  * part files must be byte-identical. A 1 MB sort buffer gives every map several spills.
  */
 class TestCoomrJobs {
-  private static final String STOCK_COLLECTOR = "org.apache.hadoop.mapred.MapTask$MapOutputBuffer";
-  private static final java.nio.file.Path BINARY =
-      Paths.get(System.getProperty("coomr.coordinator.binary", "none"));
-  private static final java.nio.file.Path TMP;
-
-  static {
-    try {
-      TMP = Files.createTempDirectory("coomr-jobs");
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-  }
-
-  private static final java.nio.file.Path SOCKET = TMP.resolve("sock/coordinator.sock");
-  private static final java.nio.file.Path POOL = TMP.resolve("pool");
+  private static final CoomrTestCluster COOMR = new CoomrTestCluster();
+  private static final java.nio.file.Path TMP = COOMR.dir();
+  private static final java.nio.file.Path SOCKET = COOMR.socket();
+  private static final java.nio.file.Path POOL = COOMR.pool();
 
   @RegisterExtension
   static final MiniHadoopClusterExtension CLUSTER = MiniHadoopClusterExtension.builder()
       .configure(c -> {
         c.setInt("yarn.nodemanager.resource.memory-mb",
             20 * MiniHadoopClusterExtension.CONTAINER_MB);
-        Map<String, Class<?>> services = new LinkedHashMap<>();
-        services.put("mapreduce_shuffle", CoomrShuffleHandler.class);
-        services.put(CoomrAuxService.SERVICE_NAME, CoomrAuxService.class);
-        AuxServicesManifest.configure(c, "coomr", services);
-        c.set(CoomrConfigKeys.NATIVE_DIR, BINARY.getParent().toString());
-        c.set(CoomrConfigKeys.COORDINATOR_SOCKET, SOCKET.toString());
-        c.set(CoomrConfigKeys.POOL_DIR, POOL.toString());
-        c.set(CoomrConfigKeys.POOL_BYTES, "64m");
+        COOMR.configure(c);
       })
       .build();
 
   private enum Pair { STOCK, COOMR }
 
-  /** The shuffle has connected to the coordinator: maps may leave their outputs in the pool. */
   @BeforeAll
   static void coordinatorServesOutputs() throws Exception {
-    if (!Boolean.getBoolean("accel.native.required")) {
-      assumeTrue(Files.isExecutable(BINARY), "no coomr_coordinator (build with -Pnative)");
-    }
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    for (int i = 0;; i++) {
-      try (CoordinatorClient c = CoordinatorClient.attach(SOCKET, "job_0_0000", "probe_" + i,
-          10_000)) {
-        c.detach();
-        if (c.servesOutputs()) {
-          return;
-        }
-      } catch (IOException e) {
-        // the aux service is still starting it
-      }
-      assertTrue(System.nanoTime() < deadline, "the shuffle did not connect to the coordinator");
-      Thread.sleep(50); // polling a condition with a deadline, not synchronising on time
-    }
+    COOMR.awaitShuffleConnected();
   }
 
   private static Configuration conf(Pair p, String coordinatorSocket) {
     Configuration conf = CLUSTER.getConfiguration();
     if (p == Pair.COOMR) {
-      conf.set(MRJobConfig.MAP_OUTPUT_COLLECTOR_CLASS_ATTR,
-          CoomrMapOutputCollector.class.getName() + "," + STOCK_COLLECTOR);
-      conf.set(CoomrConfigKeys.COORDINATOR_SOCKET, coordinatorSocket);
+      CoomrTestCluster.switchOn(conf, coordinatorSocket);
     }
     conf.setInt(MRJobConfig.IO_SORT_MB, 1);
     return conf;
@@ -193,6 +151,35 @@ class TestCoomrJobs {
     }
   }
 
+  private enum TwoJobs { STOCK_A, STOCK_B, COOMR_A, COOMR_B }
+
+  /**
+   * Two CooMR jobs at once over different inputs, each beside stock's run of the same input:
+   * their spills and outputs share the node's pool, but each job's reduces get only their own
+   * job's map outputs (the output matches stock's), and the first job's end (END_JOB) takes
+   * none of the other's.
+   */
+  @Test
+  void twoJobsAtOnceKeepToTheirOwnData() throws Exception {
+    Path inA = new Path("/two/in-a");
+    Path inB = new Path("/two/in-b");
+    ZipfText.writeFiles(CLUSTER.getFileSystem(), inA, new int[] {2 << 20, 1 << 20}, 23);
+    ZipfText.writeFiles(CLUSTER.getFileSystem(), inB, new int[] {1 << 20, 2 << 20, 1 << 20}, 29);
+    Map<TwoJobs, Counters> c = PairedJobs.runAtOnce(CLUSTER.getConfiguration(), TwoJobs.class,
+        "coomr-two", r -> conf(r.name().startsWith("COOMR") ? Pair.COOMR : Pair.STOCK,
+            SOCKET.toString()), Sort::new,
+        r -> new String[] {"-r", "2", (r.name().endsWith("A") ? inA : inB).toString(),
+            PairedJobs.outDir("/two", r).toString()});
+    PairedJobs.assertSameOutput(CLUSTER.getFileSystem(), PairedJobs.outDir("/two",
+        TwoJobs.STOCK_A), PairedJobs.outDir("/two", TwoJobs.COOMR_A));
+    PairedJobs.assertSameOutput(CLUSTER.getFileSystem(), PairedJobs.outDir("/two",
+        TwoJobs.STOCK_B), PairedJobs.outDir("/two", TwoJobs.COOMR_B));
+    assertEquals(2, get(c.get(TwoJobs.COOMR_A), CoomrCounter.POOL_OUTPUTS),
+        summary(c.get(TwoJobs.COOMR_A)));
+    assertEquals(3, get(c.get(TwoJobs.COOMR_B), CoomrCounter.POOL_OUTPUTS),
+        summary(c.get(TwoJobs.COOMR_B)));
+  }
+
   /**
    * WordCount without a combiner, 2 reduces, whose first attempt of map 0 halts its JVM after
    * collecting all its records: its spills (but not the final one) are in the pool by then.
@@ -210,19 +197,107 @@ class TestCoomrJobs {
 
     @Override
     public int run(String[] args) throws Exception {
-      Job job = Job.getInstance(getConf(), "dying-wordcount");
-      job.setJarByClass(TestCoomrJobs.class);
-      job.setMapperClass(Tokens.class);
-      job.setReducerClass(WordCount.LongSumReducer.class);
-      job.setMapOutputKeyClass(Text.class);
-      job.setMapOutputValueClass(IntWritable.class);
-      job.setOutputKeyClass(Text.class);
-      job.setOutputValueClass(LongWritable.class);
-      job.setNumReduceTasks(2);
-      FileInputFormat.addInputPath(job, new Path(args[0]));
-      FileOutputFormat.setOutputPath(job, new Path(args[1]));
-      return job.waitForCompletion(false) ? 0 : 1;
+      return runWordCount(getConf(), "dying-wordcount", Tokens.class, args);
     }
+  }
+
+  /**
+   * The coordinator is killed (SIGKILL) while map 0's first attempt, its spills in the pool,
+   * waits before its merge; the aux service restarts it with {@code --recover}, and only then
+   * does the map go on. It must merge its pooled spills (the restarted coordinator kept them),
+   * send its last spill and its output to disk, and succeed at its first attempt.
+   */
+  @Test
+  void killingTheCoordinatorMidJobLosesNothing() throws Exception {
+    Path in = new Path("/killed/in");
+    ZipfText.writeFiles(CLUSTER.getFileSystem(), in, new int[] {3 << 20, 1 << 20}, 19);
+    java.nio.file.Path flags = Files.createDirectories(TMP.resolve("killed-flags"));
+    Future<Map<Pair, Counters>> pair = Executors.newSingleThreadExecutor().submit(() ->
+        runPair(StallingWordCount::new, out -> new String[] {"-D", StallingWordCount.FLAGS + "="
+            + flags, in.toString(), out.toString()}, "/killed", SOCKET.toString()));
+    awaitFile(flags.resolve(StallingWordCount.WAITING), pair);
+    ProcessHandle dead = coordinatorProcess(false).orElseThrow();
+    dead.destroyForcibly();
+    assertTrue(dead.onExit().get(10, TimeUnit.SECONDS) != null);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (coordinatorProcess(true).isEmpty()) {
+      assertTrue(System.nanoTime() < deadline, "the coordinator was not restarted to recover");
+      Thread.sleep(50); // polling a condition with a deadline, not synchronising on time
+    }
+    coordinatorServesOutputs();
+    Files.createFile(flags.resolve(StallingWordCount.GO));
+    Counters coomr = pair.get(5, TimeUnit.MINUTES).get(Pair.COOMR);
+    String all = summary(coomr);
+    assertEquals(0, coomr.findCounter(JobCounter.NUM_FAILED_MAPS).getValue(), all);
+    assertTrue(get(coomr, CoomrCounter.POOL_SPILLS) >= 2, all);
+    assertTrue(get(coomr, CoomrCounter.DISK_SPILLS) >= 1, all); // map 0's last, after the kill
+  }
+
+  /** The running coordinator of the cluster's NodeManager, restarted with --recover or not. */
+  private static Optional<ProcessHandle> coordinatorProcess(boolean recovering) {
+    return ProcessHandle.allProcesses().filter(p -> {
+      String cmd = p.info().commandLine().orElse("");
+      return p.isAlive() && cmd.contains(CoomrAuxService.BINARY) && cmd.contains(SOCKET.toString())
+          && cmd.contains("--recover") == recovering;
+    }).findFirst();
+  }
+
+  private static void awaitFile(java.nio.file.Path file, Future<?> job) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+    while (!Files.exists(file)) {
+      if (job.isDone()) {
+        job.get(); // its failure, if it failed
+      }
+      assertTrue(System.nanoTime() < deadline, "no map reached " + file);
+      Thread.sleep(50); // polling a condition with a deadline, not synchronising on time
+    }
+  }
+
+  /**
+   * WordCount without a combiner, 2 reduces, whose first attempt of map 0 in the CooMR job,
+   * after collecting all its records (all but its last spill are in the pool by then), says
+   * so in the flags dir and waits there until the test says go (at most three minutes).
+   */
+  public static final class StallingWordCount extends Configured implements Tool {
+    static final String FLAGS = "coomr.test.flags.dir";
+    static final String WAITING = "waiting";
+    static final String GO = "go";
+
+    public static final class Tokens extends WordCount.TokenizerMapper {
+      @Override
+      protected void cleanup(Context ctx) throws IOException, InterruptedException {
+        TaskAttemptID id = ctx.getTaskAttemptID();
+        boolean coomr = ctx.getConfiguration()
+            .get(MRJobConfig.MAP_OUTPUT_COLLECTOR_CLASS_ATTR, "").contains("Coomr");
+        if (!coomr || id.getTaskID().getId() != 0 || id.getId() != 0) {
+          return;
+        }
+        java.nio.file.Path flags = Paths.get(ctx.getConfiguration().get(FLAGS));
+        Files.createFile(flags.resolve(WAITING));
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        while (!Files.exists(flags.resolve(GO))) {
+          if (System.nanoTime() > deadline) {
+            throw new IOException("the test did not say go within three minutes");
+          }
+          Thread.sleep(50); // polling a condition with a deadline
+        }
+      }
+    }
+
+    @Override
+    public int run(String[] args) throws Exception {
+      return runWordCount(getConf(), "stalling-wordcount", Tokens.class, args);
+    }
+  }
+
+  /** WordCount without a combiner, with this mapper, 2 reduces, input and output from args. */
+  private static int runWordCount(Configuration conf, String name,
+      Class<? extends WordCount.TokenizerMapper> mapper, String[] args) throws Exception {
+    Job job = WordCount.job(conf, name, mapper, null, WordCount.LongSumReducer.class);
+    job.setNumReduceTasks(2);
+    FileInputFormat.addInputPath(job, new Path(args[0]));
+    FileOutputFormat.setOutputPath(job, new Path(args[1]));
+    return job.waitForCompletion(false) ? 0 : 1;
   }
 
   // ---------------------------------------------------------------------------------------

@@ -18,7 +18,6 @@ import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.conf.Configured;
 import org.apache.hadoop.io.IntWritable;
-import org.apache.hadoop.io.LongWritable;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.JobCounter;
@@ -220,7 +219,7 @@ class TestPreshuffleJobs {
 
     @Override
     public int run(String[] args) throws Exception {
-      return runWordCount(Job.getInstance(getConf(), "flaky-wordcount"), Tokens.class, null,
+      return runWordCount(getConf(), "flaky-wordcount", Tokens.class, null,
           Sum.class, args);
     }
   }
@@ -247,25 +246,17 @@ class TestPreshuffleJobs {
 
     @Override
     public int run(String[] args) throws Exception {
-      return runWordCount(Job.getInstance(getConf(), "speculated-wordcount"), Tokens.class,
+      return runWordCount(getConf(), "speculated-wordcount", Tokens.class,
           WordCount.IntSumCombiner.class, WordCount.LongSumReducer.class, args);
     }
   }
 
-  /** WordCount's types with these classes, 2 reduces, input and output dirs from args. */
-  static int runWordCount(Job job, Class<? extends WordCount.TokenizerMapper> mapper,
+  /** WordCount with these classes, 2 reduces, input and output dirs from args. */
+  static int runWordCount(Configuration conf, String name,
+      Class<? extends WordCount.TokenizerMapper> mapper,
       Class<? extends WordCount.IntSumCombiner> combiner,
       Class<? extends WordCount.LongSumReducer> reducer, String[] args) throws Exception {
-    job.setJarByClass(TestPreshuffleJobs.class);
-    job.setMapperClass(mapper);
-    if (combiner != null) {
-      job.setCombinerClass(combiner);
-    }
-    job.setReducerClass(reducer);
-    job.setMapOutputKeyClass(Text.class);
-    job.setMapOutputValueClass(IntWritable.class);
-    job.setOutputKeyClass(Text.class);
-    job.setOutputValueClass(LongWritable.class);
+    Job job = WordCount.job(conf, name, mapper, combiner, reducer);
     job.setNumReduceTasks(2);
     FileInputFormat.addInputPath(job, new Path(args[0]));
     FileOutputFormat.setOutputPath(job, new Path(args[1]));

@@ -83,20 +83,32 @@ public class WordCount extends WorkloadTool {
     Args.require(!(a.has("-combiner") && a.has("-nocombiner")),
         "-combiner and -nocombiner exclude each other");
     Args.require(a.positional().size() >= 2, "expected INPUT... OUTDIR");
-    Job job = Job.getInstance(getConf(), "wordcount");
-    job.setJarByClass(WordCount.class);
-    job.setMapperClass(TokenizerMapper.class);
-    if (!a.has("-nocombiner")) {
-      job.setCombinerClass(IntSumCombiner.class);
+    Job job = job(getConf(), "wordcount", TokenizerMapper.class,
+        a.has("-nocombiner") ? null : IntSumCombiner.class, LongSumReducer.class);
+    JobSupport.setReduces(job, a);
+    JobSupport.setInputOutput(job, a.positional());
+    return waitFor(job);
+  }
+
+  /**
+   * A WordCount job with these classes (tests subclass them to fail or stall an attempt), no
+   * combiner if {@code combiner} is null; input, output and reduces are left to the caller.
+   */
+  public static Job job(Configuration conf, String name,
+      Class<? extends TokenizerMapper> mapper, Class<? extends IntSumCombiner> combiner,
+      Class<? extends LongSumReducer> reducer) throws IOException {
+    Job job = Job.getInstance(conf, name);
+    job.setJarByClass(mapper);
+    job.setMapperClass(mapper);
+    if (combiner != null) {
+      job.setCombinerClass(combiner);
     }
-    job.setReducerClass(LongSumReducer.class);
+    job.setReducerClass(reducer);
     job.setMapOutputKeyClass(Text.class);
     job.setMapOutputValueClass(IntWritable.class);
     job.setOutputKeyClass(Text.class);
     job.setOutputValueClass(LongWritable.class);
-    JobSupport.setReduces(job, a);
-    JobSupport.setInputOutput(job, a.positional());
-    return waitFor(job);
+    return job;
   }
 
   public static void main(String[] args) throws Exception {
