@@ -357,6 +357,32 @@ TEST_F(OutputsTest, AHandoverNeedsBothFilesAndSafePaths) {
   EXPECT_EQ(Slurp(disk + "/file.out"), "map output");
 }
 
+// A disk that cannot take the output (full, or here a path through a file): the output stays in
+// the pool, served from there with its blocks held, until its job ends.
+TEST_F(OutputsTest, AnOutputThatCannotBeWrittenOutIsServedFromThePool) {
+  Task t(socket());
+  Message a = t.Attach("job_1_0001", "attempt_m_3");
+  ASSERT_EQ(a.type, MessageType::kAttached);
+  EXPECT_EQ(t.Request(2 * kBlock), 2u);
+  std::ofstream(a.text + "/file.out") << "map output";
+  std::ofstream(a.text + "/file.out.index") << "index";
+  std::ofstream(dir_ + "/not-a-dir") << "a file";
+  std::string disk = dir_ + "/not-a-dir/attempt_m_3";
+  ASSERT_EQ(t.Handover(disk + "/file.out", disk + "/file.out.index").type, MessageType::kOk);
+  EXPECT_EQ(t.Detach(), MessageType::kOk);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (coordinator_->outputs_to_move() != 0 || coordinator_->failed_moves() != 1) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the mover never tried";
+    std::this_thread::yield();
+  }
+  Task shuffle(socket());
+  EXPECT_EQ(shuffle.Lookup("job_1_0001", "attempt_m_3").text, a.text + "/file.out");
+  EXPECT_EQ(Slurp(a.text + "/file.out"), "map output");
+  EXPECT_EQ(coordinator_->free_blocks(), 8u);
+  EXPECT_TRUE(coordinator_->EndJob("job_1_0001"));
+  EXPECT_EQ(coordinator_->free_blocks(), 10u);
+}
+
 TEST_F(OutputsTest, AnEndedJobsOutputsGoWithTheirBlocks) {
   Task t(socket());
   Message a = t.Attach("job_1_0001", "attempt_m_2");

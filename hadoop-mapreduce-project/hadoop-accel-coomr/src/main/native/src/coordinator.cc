@@ -257,7 +257,14 @@ int Coordinator::shuffles() const {
 int Coordinator::outputs_to_move() const {
   std::lock_guard<std::mutex> lock(mu_);
   int n = 0;
-  for (const auto& [key, o] : outputs_) n += o.moved ? 0 : 1;
+  for (const auto& [key, o] : outputs_) n += o.moved || o.failed ? 0 : 1;
+  return n;
+}
+
+int Coordinator::failed_moves() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  int n = 0;
+  for (const auto& [key, o] : outputs_) n += o.failed ? 1 : 0;
   return n;
 }
 
@@ -539,6 +546,7 @@ void Coordinator::MoveLoop() {
         to_drop_.push_back(key);
       } else {
         // Served from the pool until its job ends; the pool stays that much fuller.
+        it->second.failed = true;
         fprintf(stderr, "coomr_coordinator: cannot write out %s %s: %s\n", key.first.c_str(),
                 key.second.c_str(), error.c_str());
       }

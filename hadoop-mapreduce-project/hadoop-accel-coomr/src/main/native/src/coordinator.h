@@ -73,8 +73,10 @@ class Coordinator {
 
   uint64_t free_blocks() const;
   int clients() const;
-  // Handed-over outputs not yet on disk.
+  // Handed-over outputs waiting to be written out.
   int outputs_to_move() const;
+  // Handed-over outputs whose writing out failed (a full disk): served from the pool.
+  int failed_moves() const;
   // Connections of the NodeManager's shuffle (LOOKUP).
   int shuffles() const;
 
@@ -99,6 +101,7 @@ class Coordinator {
     std::string pool_dir, pool_data, pool_index, disk_data, disk_index;
     uint64_t blocks = 0;
     bool moved = false;
+    bool failed = false;  // could not be written out: stays in the pool until its job ends
     std::chrono::steady_clock::time_point moved_at;
   };
   using OutputKey = std::pair<std::string, std::string>;  // job, attempt
