@@ -17,7 +17,8 @@ Steps (see dev-support/TESTBEDS.md for the sizes):
                 cluster runs JBS's aux service on every NodeManager, idle for other jobs)
   coomr         kism-terasort, kism-adjacencylist: ab.py stock vs KISM;
                 coomr-terasort, coomr-wordcount: ab.py stock vs CooMR's map side (the preset's
-                cluster runs the coordinator and CoomrShuffleHandler on every NodeManager)
+                cluster runs the coordinator and CoomrShuffleHandler on every NodeManager);
+                coomr-kism-terasort: stock vs CooMR's map side with KISM's merge
 The feature drivers bring up their own cluster; HACC_TESTBED=NAME makes it the preset's.
 Every run, stock and feature, gets the preset's JOB_ARGS (the seed's reduce count: 2 per node
 for jbs and coomr).
@@ -477,6 +478,7 @@ def main() -> int:
         "coomr": [
             ("kism", KISM, ("terasort", "adjacencylist")),
             ("coomr", COOMR, ("terasort", "wordcount")),
+            ("coomr-kism", f"{COOMR} {KISM}", ("terasort",)),
         ],
     }
     for feature, feature_args, workloads in ab_features.get(tb, []):
