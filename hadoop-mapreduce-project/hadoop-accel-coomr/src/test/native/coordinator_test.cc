@@ -306,6 +306,15 @@ class OutputsTest : public CoordinatorTest {
     }
     return true;
   }
+  // Attaches `t` as `attempt` of job_1_0001, granted `blocks`, with a map output in its dir.
+  static Message AttachWithOutput(Task* t, const std::string& attempt, uint64_t blocks) {
+    Message a = t->Attach("job_1_0001", attempt);
+    EXPECT_EQ(a.type, MessageType::kAttached);
+    EXPECT_EQ(t->Request(blocks * kBlock), blocks);
+    std::ofstream(a.text + "/file.out") << "map output";
+    std::ofstream(a.text + "/file.out.index") << "index";
+    return a;
+  }
   static std::string Slurp(const std::string& path) {
     std::ifstream in(path);
     return std::string(std::istreambuf_iterator<char>(in), {});
@@ -314,12 +323,9 @@ class OutputsTest : public CoordinatorTest {
 
 TEST_F(OutputsTest, AHandedOverOutputIsServedFromThePoolThenFromDisk) {
   Task t(socket());
-  Message a = t.Attach("job_1_0001", "attempt_m_0");
+  Message a = AttachWithOutput(&t, "attempt_m_0", 3);
   ASSERT_EQ(a.type, MessageType::kAttached);
   EXPECT_TRUE(a.serves_outputs);
-  EXPECT_EQ(t.Request(3 * kBlock), 3u);
-  std::ofstream(a.text + "/file.out") << "map output";
-  std::ofstream(a.text + "/file.out.index") << "index";
   std::string disk = dir_ + "/local/output/attempt_m_0";
   ASSERT_EQ(t.Handover(disk + "/file.out", disk + "/file.out.index").type, MessageType::kOk);
   // Its blocks are the output's now: the task can only leave, and leaving keeps them.
@@ -361,11 +367,8 @@ TEST_F(OutputsTest, AHandoverNeedsBothFilesAndSafePaths) {
 // the pool, served from there with its blocks held, until its job ends.
 TEST_F(OutputsTest, AnOutputThatCannotBeWrittenOutIsServedFromThePool) {
   Task t(socket());
-  Message a = t.Attach("job_1_0001", "attempt_m_3");
+  Message a = AttachWithOutput(&t, "attempt_m_3", 2);
   ASSERT_EQ(a.type, MessageType::kAttached);
-  EXPECT_EQ(t.Request(2 * kBlock), 2u);
-  std::ofstream(a.text + "/file.out") << "map output";
-  std::ofstream(a.text + "/file.out.index") << "index";
   std::ofstream(dir_ + "/not-a-dir") << "a file";
   std::string disk = dir_ + "/not-a-dir/attempt_m_3";
   ASSERT_EQ(t.Handover(disk + "/file.out", disk + "/file.out.index").type, MessageType::kOk);
@@ -385,11 +388,8 @@ TEST_F(OutputsTest, AnOutputThatCannotBeWrittenOutIsServedFromThePool) {
 
 TEST_F(OutputsTest, AnEndedJobsOutputsGoWithTheirBlocks) {
   Task t(socket());
-  Message a = t.Attach("job_1_0001", "attempt_m_2");
+  Message a = AttachWithOutput(&t, "attempt_m_2", 4);
   ASSERT_EQ(a.type, MessageType::kAttached);
-  EXPECT_EQ(t.Request(4 * kBlock), 4u);
-  std::ofstream(a.text + "/file.out") << "map output";
-  std::ofstream(a.text + "/file.out.index") << "index";
   std::string disk = dir_ + "/local/attempt_m_2";
   ASSERT_EQ(t.Handover(disk + "/file.out", disk + "/file.out.index").type, MessageType::kOk);
   EXPECT_EQ(t.Detach(), MessageType::kOk);

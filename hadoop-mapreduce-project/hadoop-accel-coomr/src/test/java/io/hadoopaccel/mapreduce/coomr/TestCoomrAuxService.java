@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
@@ -33,15 +32,21 @@ class TestCoomrAuxService {
     return conf;
   }
 
-  @Test
-  void runsTheCoordinatorAndEndsJobsInIt() throws Exception {
-    Path binary = Paths.get(System.getProperty("coomr.coordinator.binary", "none"));
+  /** The service, started with the -Pnative build's coordinator (skipped without -Pnative). */
+  private CoomrAuxService startedWithTheCoordinator() {
+    Path binary = TestDaemon.BINARY;
     if (!Boolean.getBoolean("accel.native.required")) {
       assumeTrue(Files.isExecutable(binary), "no coomr_coordinator (build with -Pnative)");
     }
     CoomrAuxService svc = new CoomrAuxService();
     svc.init(conf(binary.getParent()));
     svc.start();
+    return svc;
+  }
+
+  @Test
+  void runsTheCoordinatorAndEndsJobsInIt() throws Exception {
+    CoomrAuxService svc = startedWithTheCoordinator();
     Process p;
     try {
       assertTrue(svc.coordinator().isRunning());
@@ -80,13 +85,7 @@ class TestCoomrAuxService {
    */
   @Test
   void aRestartedCoordinatorKeepsRunningMapsSpillsAndEndsJobsEndedMeanwhile() throws Exception {
-    Path binary = Paths.get(System.getProperty("coomr.coordinator.binary", "none"));
-    if (!Boolean.getBoolean("accel.native.required")) {
-      assumeTrue(Files.isExecutable(binary), "no coomr_coordinator (build with -Pnative)");
-    }
-    CoomrAuxService svc = new CoomrAuxService();
-    svc.init(conf(binary.getParent()));
-    svc.start();
+    CoomrAuxService svc = startedWithTheCoordinator();
     try {
       Path socket = tmp.resolve("sock/coordinator.sock");
       CoordinatorClient running = CoordinatorClient.attach(socket, "job_1764000000000_0001",
