@@ -18,7 +18,9 @@ Steps (see dev-support/TESTBEDS.md for the sizes):
   coomr         kism-terasort, kism-adjacencylist: ab.py stock vs KISM;
                 coomr-terasort, coomr-wordcount: ab.py stock vs CooMR's map side (the preset's
                 cluster runs the coordinator and CoomrShuffleHandler on every NodeManager);
-                coomr-kism-terasort: stock vs CooMR's map side with KISM's merge
+                coomr-kism-terasort: stock vs CooMR's map side with KISM's merge;
+                coomr-{1,2,4}maps-terasort: stock vs CooMR with k maps per node at once (Fig. 8;
+                maps_per_node_chart.py plots them)
 The feature drivers bring up their own cluster; HACC_TESTBED=NAME makes it the preset's.
 Every run, stock and feature, gets the preset's JOB_ARGS (the seed's reduce count: 2 per node
 for jbs and coomr).
@@ -116,6 +118,15 @@ COOMR = (
     "org.apache.hadoop.mapred.CoomrMapOutputCollector,"
     "org.apache.hadoop.mapred.MapTask$MapOutputBuffer"
 )
+
+
+def maps_per_node(k: int) -> str:
+    """Job args that let each coomr worker (2304 MB NodeManager, 128 MB allocation steps) run
+    k map containers at once, with the reduces held back until every map is done, so that the
+    maps share their node with nothing but each other (seed 002 Fig. 8)."""
+    mb = {1: 1280, 2: 1024, 4: 512}[k]
+    return f"-Dmapreduce.map.memory.mb={mb} -Dmapreduce.job.reduce.slowstart.completedmaps=1.0"
+
 
 # Preshuffle: both halves per job (stock's default slowstart for both runs).
 PRESHUFFLE = (
@@ -479,9 +490,15 @@ def main() -> int:
             ("kism", KISM, ("terasort", "adjacencylist")),
             ("coomr", COOMR, ("terasort", "wordcount")),
             ("coomr-kism", f"{COOMR} {KISM}", ("terasort",)),
+            # Seed 002 Fig. 8: 1, 2 and 4 concurrent maps per node (both arms), maps alone.
+            *(
+                (f"coomr-{k}maps", COOMR, ("terasort",), maps_per_node(k))
+                for k in (1, 2, 4)
+            ),
         ],
     }
-    for feature, feature_args, workloads in ab_features.get(tb, []):
+    for feature, feature_args, workloads, *both in ab_features.get(tb, []):
+        arm_args = " ".join([job_args, *both])
         for w in workloads:
             d = out / f"{feature}-{w}"
             steps.append(
@@ -501,10 +518,10 @@ def main() -> int:
                         str(args.warmup),
                         "--a-name",
                         "stock",
-                        f"--a-args={job_args}",
+                        f"--a-args={arm_args}",
                         "--b-name",
                         feature,
-                        f"--b-args={job_args} {feature_args} {args.feature_args}",
+                        f"--b-args={arm_args} {feature_args} {args.feature_args}",
                         f"--gen-args={gen_args}",
                         *(JBS_CPU if feature == "jbs" else []),
                         "--out",
