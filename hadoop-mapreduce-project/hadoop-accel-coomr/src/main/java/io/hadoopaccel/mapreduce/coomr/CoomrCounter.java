@@ -17,5 +17,9 @@ public enum CoomrCounter {
   /** Map: outputs in the pool that the coordinator could not take: the map wrote them out. */
   OUTPUTS_WRITTEN_BY_MAP,
   /** Map: attempts that ran stock's collector alone (no coordinator, or unsupported job). */
-  FALLBACKS
+  FALLBACKS,
+  /** Reduce (with KISM): bytes of fetched map outputs granted room in the pool. */
+  REDUCE_POOL_BYTES,
+  /** Reduce (with KISM): attempts that could not attach to the pool and wrote to disk. */
+  REDUCE_FALLBACKS
 }

@@ -135,6 +135,11 @@ final class FileCursor implements RecordCursor {
   }
 
   @Override
+  public boolean onLocalDisk() {
+    return !segment.shared();
+  }
+
+  @Override
   public void close() {
     if (decompressor != null) {
       CodecPool.returnDecompressor(decompressor);

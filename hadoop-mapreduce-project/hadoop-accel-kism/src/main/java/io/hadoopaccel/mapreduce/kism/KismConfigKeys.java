@@ -8,5 +8,8 @@ public final class KismConfigKeys {
   /** Merge in a thread of its own, a batch ahead of the reducer. */
   public static final String MERGE_THREAD = "hadoop.accel.kism.merge.thread";
 
+  /** A SharedSegmentMemory class for fetched outputs that may not stay in the heap; empty: disk. */
+  public static final String SHARED_MEMORY_CLASS = "hadoop.accel.kism.shared.memory.class";
+
   private KismConfigKeys() {}
 }

@@ -1,6 +1,7 @@
 package io.hadoopaccel.mapreduce.kism;
 
 import io.hadoopaccel.common.conf.AccelConfiguration;
+import io.hadoopaccel.common.mapred.SharedSegmentMemory;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -19,6 +20,7 @@ import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.TaskAttemptID;
 import org.apache.hadoop.mapreduce.task.reduce.MapOutput;
 import org.apache.hadoop.mapreduce.task.reduce.MergeManager;
+import org.apache.hadoop.util.ReflectionUtils;
 import org.apache.hadoop.util.ShutdownHookManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,7 +42,10 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>So every map-output byte is written to local disk at most once and read back at most once,
- * however many map outputs there are. No combiner runs on the reduce side (Hadoop's contract
+ * however many map outputs there are. With {@code hadoop.accel.kism.shared.memory.class} (CooMR's
+ * node pool, seed 002 §3.1), an output that may not stay in the heap goes into a segment log in
+ * node-shared memory instead whenever the node grants room for it, and is not written to disk
+ * at all. No combiner runs on the reduce side (Hadoop's contract
  * allows zero combiner runs there).
  */
 public class KismMergeManager<K, V> implements MergeManager<K, V> {
@@ -70,7 +75,9 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
   private final List<InMemoryOutput<K, V>> inMemory = new ArrayList<>();
   private final List<FileSegment> onDisk = new ArrayList<>();
   private final List<SegmentLog> logs = new ArrayList<>();
-  private final ArrayDeque<SegmentLog> idleLogs = new java.util.ArrayDeque<>();
+  private final ArrayDeque<SegmentLog> idleLogs = new ArrayDeque<>();
+  private final ArrayDeque<SegmentLog> idleSharedLogs = new ArrayDeque<>();
+  private SharedSegmentMemory shared; // null: none, or given up at cleanup
   private final Runnable cleanupHook = this::cleanup;
   private SegmentFiles openFiles;
 
@@ -117,10 +124,37 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
     this.readBufferBytes =
         (int) AccelConfiguration.getBytes(conf, KismConfigKeys.READ_BUFFER_BYTES);
     this.mergeThread = AccelConfiguration.getBoolean(conf, KismConfigKeys.MERGE_THREAD);
+    this.shared = sharedMemory(conf, reduceId, reporter);
     ShutdownHookManager.get().addShutdownHook(cleanupHook, 10);
     LOG.info("KISM merge for {}: memoryLimit={} maxSingleShuffleLimit={} maxInMemReduce={}"
         + " readBuffer={} mergeThread={}", reduceId, memoryLimit, maxSingleShuffleLimit,
         maxInMemReduce, readBufferBytes, mergeThread);
+  }
+
+  /** The configured shared memory, attached for this reduce; null if none or it cannot attach. */
+  private static SharedSegmentMemory sharedMemory(JobConf conf, TaskAttemptID reduceId,
+      Reporter reporter) {
+    String name = AccelConfiguration.get(conf, KismConfigKeys.SHARED_MEMORY_CLASS);
+    if (name == null || name.isEmpty()) {
+      return null;
+    }
+    SharedSegmentMemory memory;
+    try {
+      memory = ReflectionUtils.newInstance(
+          conf.getClassByName(name).asSubclass(SharedSegmentMemory.class), conf);
+    } catch (ClassNotFoundException | ClassCastException e) {
+      throw new IllegalArgumentException("Invalid value '" + name + "' for configuration key "
+          + KismConfigKeys.SHARED_MEMORY_CLASS + ": " + e, e);
+    }
+    String why = memory.attach(conf, reduceId.getJobID().toString(), reduceId.toString(),
+        reporter);
+    if (why != null) {
+      LOG.info("KISM keeps no map outputs of {} in shared memory ({}): they go to disk",
+          reduceId, why);
+      memory.close();
+      return null;
+    }
+    return memory;
   }
 
   private static float fraction(JobConf conf, String key, float dflt) {
@@ -143,19 +177,35 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
       usedMemory += requestedSize;
       return new InMemoryOutput<>(this, conf, codec, mapId, (int) requestedSize);
     }
-    return new OnDiskOutput<>(this, conf, takeLog(requestedSize), mapId, requestedSize);
+    return new OnDiskOutput<>(this, conf, mapId, requestedSize);
   }
 
-  /** A log no other output is appending to: one per concurrent on-disk fetch. */
-  private synchronized SegmentLog takeLog(long size) throws IOException {
-    SegmentLog log = idleLogs.poll();
-    if (log == null) {
-      Path path = mapOutputFile.getInputFileForWrite(reduceId.getTaskID(), size)
-          .suffix(".kism-" + logs.size());
-      log = new SegmentLog(fs, path);
-      logs.add(log);
+  /**
+   * A log no other output is appending to (one per concurrent fetch), with room for
+   * {@code bytes} more: in shared memory if it grants them, else on local disk.
+   */
+  SegmentLog takeLog(long bytes) throws IOException {
+    SharedSegmentMemory memory;
+    synchronized (this) {
+      memory = shared;
     }
-    return log;
+    // Asked without the lock: other fetchers reserve and commit meanwhile.
+    java.nio.file.Path dir = memory == null ? null : memory.reserve(bytes);
+    synchronized (this) {
+      SegmentLog log = (dir != null ? idleSharedLogs : idleLogs).poll();
+      if (log == null) {
+        Path path = dir != null ? new Path(dir.toString(), "kism-" + logs.size())
+            : mapOutputFile.getInputFileForWrite(reduceId.getTaskID(), bytes)
+                .suffix(".kism-" + logs.size());
+        log = new SegmentLog(fs, path, dir != null);
+        logs.add(log);
+      }
+      return log;
+    }
+  }
+
+  private void idle(SegmentLog log) {
+    (log.shared() ? idleSharedLogs : idleLogs).push(log);
   }
 
   synchronized void unreserve(long size) {
@@ -169,15 +219,23 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
   }
 
   synchronized void commit(OnDiskOutput<K, V> out) {
-    onDisk.add(new FileSegment(out.log().path(), out.offset(), out.length(), codec != null,
-        committed++));
-    idleLogs.push(out.log());
-    reporter.incrCounter(KismCounter.SEGMENTS_ON_DISK, 1);
-    reporter.incrCounter(KismCounter.LOCAL_BYTES_WRITTEN, out.length());
+    SegmentLog log = out.log();
+    onDisk.add(new FileSegment(log.path(), out.offset(), out.length(), codec != null,
+        committed++, log.shared()));
+    idle(log);
+    if (log.shared()) {
+      reporter.incrCounter(KismCounter.SEGMENTS_IN_SHARED_MEMORY, 1);
+      reporter.incrCounter(KismCounter.SHARED_MEMORY_BYTES, out.length());
+    } else {
+      reporter.incrCounter(KismCounter.SEGMENTS_ON_DISK, 1);
+      reporter.incrCounter(KismCounter.LOCAL_BYTES_WRITTEN, out.length());
+    }
   }
 
   synchronized void abort(OnDiskOutput<K, V> out) {
-    idleLogs.push(out.log());
+    if (out.log() != null) {
+      idle(out.log());
+    }
   }
 
   @Override
@@ -216,9 +274,10 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
     }
     mergedMapOutputs.increment(cursors.size());
     reporter.incrCounter(KismCounter.REDUCES, 1);
-    LOG.info("KISM merging {} map outputs in one pass: {} in memory ({} bytes), {} on disk in {}"
-        + " segment logs; read-ahead {} bytes each", cursors.size(), memory.size(), kept,
-        files.size(), logs.size(), readBuffer);
+    LOG.info("KISM merging {} map outputs in one pass: {} in memory ({} bytes), {} in {}"
+        + " segment logs ({} in shared memory); read-ahead {} bytes each", cursors.size(),
+        memory.size(), kept, files.size(), logs.size(),
+        files.stream().filter(FileSegment::shared).count(), readBuffer);
     @SuppressWarnings("unchecked")
     RawComparator<K> comparator = (RawComparator<K>) conf.getOutputKeyComparator();
     MergedIterator merged = new MergedIterator(cursors, comparator, reporter, openFiles,
@@ -227,16 +286,23 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
         ? new PipelinedIterator(merged, MERGE_BATCH_BYTES, "KISM merge " + reduceId) : merged;
   }
 
-  /** Deletes every local file this merge created; safe to call more than once. */
+  /**
+   * Deletes every file this merge created and leaves the shared memory; safe to call more than
+   * once.
+   */
   void cleanup() {
     List<SegmentLog> files;
+    SharedSegmentMemory leaving;
     synchronized (this) {
       files = new ArrayList<>(logs);
       logs.clear();
       idleLogs.clear();
+      idleSharedLogs.clear();
       if (openFiles != null) {
         openFiles.close();
       }
+      leaving = shared;
+      shared = null;
     }
     for (SegmentLog log : files) {
       try {
@@ -245,6 +311,9 @@ public class KismMergeManager<K, V> implements MergeManager<K, V> {
       } catch (IOException e) {
         LOG.warn("Could not delete {}: {}", log.path(), e.toString());
       }
+    }
+    if (leaving != null) {
+      leaving.close();
     }
     if (!ShutdownHookManager.get().isShutdownInProgress()) {
       ShutdownHookManager.get().removeShutdownHook(cleanupHook);

@@ -191,6 +191,11 @@ final class MappedCursor implements RecordCursor {
   }
 
   @Override
+  public boolean onLocalDisk() {
+    return !segment.shared();
+  }
+
+  @Override
   public int order() {
     return segment.order();
   }

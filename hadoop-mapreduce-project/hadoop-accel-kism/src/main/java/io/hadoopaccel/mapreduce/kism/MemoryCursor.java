@@ -80,6 +80,11 @@ final class MemoryCursor implements RecordCursor {
   }
 
   @Override
+  public boolean onLocalDisk() {
+    return false;
+  }
+
+  @Override
   public int order() {
     return order;
   }

@@ -77,7 +77,7 @@ final class MergedIterator implements RawKeyValueIterator {
   }
 
   private void finish(RecordCursor c) throws IOException {
-    if (!(c instanceof MemoryCursor)) {
+    if (c.onLocalDisk()) {
       reporter.incrCounter(KismCounter.LOCAL_BYTES_READ, c.position());
     }
     c.close();

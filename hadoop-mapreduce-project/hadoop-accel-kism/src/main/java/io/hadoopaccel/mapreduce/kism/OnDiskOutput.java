@@ -14,25 +14,27 @@ import org.apache.hadoop.mapreduce.task.reduce.ShuffleClientMetrics;
 /**
  * A map output appended to a segment log as fetched (still compressed, checksum kept and
  * verified on the way). This is the one and only time its bytes are written on the reduce side.
+ * The log is chosen once the output's length on the wire is known: one in node-shared memory if
+ * that grants room for it, else one on local disk.
  */
 final class OnDiskOutput<K, V> extends MapOutput<K, V> {
   private static final int COPY_BUFFER = 64 * 1024;
 
   private final KismMergeManager<K, V> manager;
   private final Configuration conf;
-  private final SegmentLog log;
+  private SegmentLog log;
   private long offset = -1;
   private long length;
 
-  /** Appends to {@code log}, which this output holds until commit or abort. */
-  OnDiskOutput(KismMergeManager<K, V> manager, Configuration conf, SegmentLog log,
-      TaskAttemptID mapId, long size) {
+  /** Appends to a log of the manager's, which this output holds until commit or abort. */
+  OnDiskOutput(KismMergeManager<K, V> manager, Configuration conf, TaskAttemptID mapId,
+      long size) {
     super(mapId, size, true);
     this.manager = manager;
     this.conf = conf;
-    this.log = log;
   }
 
+  /** The log it appends to; null before {@link #shuffle}. */
   SegmentLog log() {
     return log;
   }
@@ -52,6 +54,7 @@ final class OnDiskOutput<K, V> extends MapOutput<K, V> {
     IFileInputStream in = new IFileInputStream(input, compressedLength, conf);
     byte[] buf = new byte[COPY_BUFFER];
     long left = compressedLength;
+    log = manager.takeLog(compressedLength);
     offset = log.position();
     OutputStream out = log.stream();
     while (left > 0) {

@@ -32,4 +32,9 @@ interface RecordCursor extends Closeable {
 
   /** Segment's place in commit order: equal keys come out in this order. */
   int order();
+
+  /** Whether its bytes are read from local disk (counted as LOCAL_BYTES_READ). */
+  default boolean onLocalDisk() {
+    return true;
+  }
 }

@@ -13,15 +13,22 @@ import org.apache.hadoop.fs.Path;
  */
 final class SegmentLog implements Closeable {
   private final Path path;
+  private final boolean shared;
   private final FSDataOutputStream out;
 
-  SegmentLog(FileSystem fs, Path path) throws IOException {
+  /** A new log at {@code path}: in node-shared memory if {@code shared}, else on local disk. */
+  SegmentLog(FileSystem fs, Path path, boolean shared) throws IOException {
     this.path = path;
+    this.shared = shared;
     this.out = fs.create(path);
   }
 
   Path path() {
     return path;
+  }
+
+  boolean shared() {
+    return shared;
   }
 
   /** Where the next append starts. */

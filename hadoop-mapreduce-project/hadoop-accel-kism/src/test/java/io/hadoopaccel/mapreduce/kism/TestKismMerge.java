@@ -6,17 +6,20 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hadoopaccel.common.mapred.CountingReporter;
+import io.hadoopaccel.common.mapred.SharedSegmentMemory;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.io.BytesWritable;
@@ -213,6 +216,82 @@ class TestKismMerge {
     assertThrows(IOException.class, () -> out.shuffle(HOST, new ByteArrayInputStream(s.raw()),
         s.raw().length, s.decompressedLength(), metrics(), reporter));
     out.abort();
+  }
+
+  /**
+   * With shared memory that grants room for some outputs: those go into its dir and are never
+   * written to local disk, the rest go to disk; the merge is stock's, and cleanup leaves the
+   * shared memory with nothing left in its dir.
+   */
+  @Test
+  void outputsGoToSharedMemoryWhileItGrantsRoom() throws Exception {
+    conf.setLong(MRJobConfig.REDUCE_MEMORY_TOTAL_BYTES, 4L << 20); // nothing stays in the heap
+    conf.set(KismConfigKeys.SHARED_MEMORY_CLASS, DirMemory.class.getName());
+    conf.set(DirMemory.DIR, Files.createDirectory(dir.resolve("shm")).toString());
+    conf.setLong(DirMemory.BUDGET, 600_000);
+    List<List<Rec>> outputs = randomOutputs(new Random(7), 40, 60, 20 * 1024, 6);
+    checkAgainstStock(outputs, null);
+    long shared = count(KismCounter.SEGMENTS_IN_SHARED_MEMORY);
+    assertTrue(shared > 0 && shared < outputs.size(), "in shared memory: " + shared);
+    assertEquals(outputs.size(), shared + count(KismCounter.SEGMENTS_ON_DISK));
+    assertEquals(DirMemory.last.granted, count(KismCounter.SHARED_MEMORY_BYTES));
+    assertTrue(DirMemory.last.granted <= 600_000);
+    assertEquals(count(KismCounter.LOCAL_BYTES_WRITTEN), count(KismCounter.LOCAL_BYTES_READ));
+    assertTrue(DirMemory.last.closed);
+    try (Stream<Path> left = Files.list(dir.resolve("shm"))) {
+      assertEquals(List.of(), left.toList(), "files left in shared memory");
+    }
+  }
+
+  @Test
+  void sharedMemoryThatCannotAttachLeavesEverythingOnDisk() throws Exception {
+    conf.setLong(MRJobConfig.REDUCE_MEMORY_TOTAL_BYTES, 4L << 20);
+    conf.set(KismConfigKeys.SHARED_MEMORY_CLASS, DirMemory.class.getName());
+    conf.set(DirMemory.DIR, dir.resolve("no-such-dir").toString());
+    List<List<Rec>> outputs = randomOutputs(new Random(8), 10, 60, 1024, 6);
+    checkAgainstStock(outputs, null);
+    assertEquals(outputs.size(), count(KismCounter.SEGMENTS_ON_DISK));
+    assertTrue(DirMemory.last.closed);
+  }
+
+  @Test
+  void aSharedMemoryClassThatIsNotOneFailsNamingTheKey() {
+    conf.set(KismConfigKeys.SHARED_MEMORY_CLASS, String.class.getName());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, this::manager);
+    assertTrue(e.getMessage().contains(KismConfigKeys.SHARED_MEMORY_CLASS), e.getMessage());
+  }
+
+  /** Shared memory as a plain dir with a byte budget; attach fails where there is no dir. */
+  public static final class DirMemory implements SharedSegmentMemory {
+    static final String DIR = "test.kism.shared.dir";
+    static final String BUDGET = "test.kism.shared.budget";
+    static DirMemory last;
+    long budget;
+    long granted;
+    boolean closed;
+    private Path dir;
+
+    @Override
+    public String attach(Configuration job, String jobId, String attemptId, Reporter reporter) {
+      last = this;
+      dir = Paths.get(job.get(DIR));
+      budget = job.getLong(BUDGET, 0);
+      return Files.isDirectory(dir) ? null : "no dir " + dir;
+    }
+
+    @Override
+    public Path reserve(long bytes) {
+      if (granted + bytes > budget) {
+        return null;
+      }
+      granted += bytes;
+      return dir;
+    }
+
+    @Override
+    public void close() {
+      closed = true;
+    }
   }
 
   @Test
