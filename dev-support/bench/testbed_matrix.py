@@ -19,6 +19,7 @@ Steps (see dev-support/TESTBEDS.md for the sizes):
                 coomr-terasort, coomr-wordcount: ab.py stock vs CooMR's map side (the preset's
                 cluster runs the coordinator and CoomrShuffleHandler on every NodeManager);
                 coomr-kism-terasort: stock vs CooMR's map side with KISM's merge;
+                coomr-kism-pool-terasort: the same, the reduces' fetched outputs in the pool;
                 coomr-{1,2,4}maps-terasort: stock vs CooMR with k maps per node at once (Fig. 8;
                 maps_per_node_chart.py plots them)
 The feature drivers bring up their own cluster; HACC_TESTBED=NAME makes it the preset's.
@@ -126,6 +127,12 @@ def maps_per_node(k: int) -> str:
     maps share their node with nothing but each other (seed 002 Fig. 8)."""
     mb = {1: 1280, 2: 1024, 4: 512}[k]
     return f"-Dmapreduce.map.memory.mb={mb} -Dmapreduce.job.reduce.slowstart.completedmaps=1.0"
+
+
+# With KISM: the reduces' fetched outputs in the node's pool too, instead of on disk.
+COOMR_REDUCES = (
+    "-Dhadoop.accel.kism.shared.memory.class=io.hadoopaccel.mapreduce.coomr.CoomrReduceMemory"
+)
 
 
 # Preshuffle: both halves per job (stock's default slowstart for both runs).
@@ -490,6 +497,7 @@ def main() -> int:
             ("kism", KISM, ("terasort", "adjacencylist")),
             ("coomr", COOMR, ("terasort", "wordcount")),
             ("coomr-kism", f"{COOMR} {KISM}", ("terasort",)),
+            ("coomr-kism-pool", f"{COOMR} {KISM} {COOMR_REDUCES}", ("terasort",)),
             # Seed 002 Fig. 8: 1, 2 and 4 concurrent maps per node (both arms), maps alone.
             *(
                 (f"coomr-{k}maps", COOMR, ("terasort",), maps_per_node(k))
