@@ -264,6 +264,20 @@ TEST_F(CoordinatorTest, ARecoveringRestartWritesOutHandedOverOutputsAndKeepsRunn
   EXPECT_FALSE(std::filesystem::exists(job));
 }
 
+TEST_F(CoordinatorTest, AnOrderlyStopRemovesAnEmptyPoolButKeepsAFullOne) {
+  {
+    Task t(socket());
+    ASSERT_EQ(t.Attach("job_1_0001", "attempt_m_0").type, MessageType::kAttached);
+    EXPECT_TRUE(coordinator_->EndJob("job_1_0001"));
+  }
+  coordinator_.reset();
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/pool"));
+  Restart(false);
+  std::filesystem::create_directories(dir_ + "/pool/job_1_0002");
+  coordinator_.reset();
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/pool/job_1_0002"));
+}
+
 TEST(CoordinatorPool, RefusesAPoolDirThatIsALink) {
   char tmpl[] = "/tmp/coomr_coordinator_test.XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);

@@ -215,6 +215,8 @@ void Coordinator::Stop() {
   std::unique_lock<std::mutex> lock(mu_);
   for (int fd : open_fds_) shutdown(fd, SHUT_RDWR);  // their threads see EOF and end
   idle_.wait(lock, [this] { return serving_ == 0; });
+  // An empty pool leaves nothing behind; one still holding outputs is kept for --recover.
+  rmdir(options_.pool_dir.c_str());
 }
 
 bool Coordinator::EndJob(const std::string& job) {
