@@ -14,6 +14,7 @@ import java.nio.file.Paths;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -212,9 +213,11 @@ class TestCoomrJobs {
     Path in = new Path("/killed/in");
     ZipfText.writeFiles(CLUSTER.getFileSystem(), in, new int[] {3 << 20, 1 << 20}, 19);
     java.nio.file.Path flags = Files.createDirectories(TMP.resolve("killed-flags"));
-    Future<Map<Pair, Counters>> pair = Executors.newSingleThreadExecutor().submit(() ->
+    ExecutorService runner = Executors.newSingleThreadExecutor();
+    Future<Map<Pair, Counters>> pair = runner.submit(() ->
         runPair(StallingWordCount::new, out -> new String[] {"-D", StallingWordCount.FLAGS + "="
             + flags, in.toString(), out.toString()}, "/killed", SOCKET.toString()));
+    runner.shutdown(); // its one task still runs; the thread ends with it
     awaitFile(flags.resolve(StallingWordCount.WAITING), pair);
     ProcessHandle dead = coordinatorProcess(false).orElseThrow();
     dead.destroyForcibly();
