@@ -1,4 +1,4 @@
-#include "spill_index.h"
+#include "hadoop_accel/spill_index.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -7,11 +7,20 @@
 #include <cerrno>
 #include <limits>
 
-#include "byte_order.h"
 #include "hadoop_accel/accel.h"
 
-namespace hadoop_accel::jbs {
+namespace hadoop_accel::mapred {
 namespace {
+
+// The index is big-endian, as Java's DataOutputStream writes it.
+uint64_t LoadBe64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++) v = (v << 8) | p[i];
+  return v;
+}
+void StoreBe64(uint8_t* p, uint64_t v) {
+  for (int i = 7; i >= 0; i--, v >>= 8) p[i] = static_cast<uint8_t>(v);
+}
 
 constexpr uint64_t kMaxSignedLong = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
 
@@ -114,4 +123,4 @@ IndexStatus SpillIndex::Get(uint32_t partition, IndexRecord* out) const {
   return IndexStatus::kOk;
 }
 
-}  // namespace hadoop_accel::jbs
+}  // namespace hadoop_accel::mapred
