@@ -304,12 +304,19 @@ def utilisation(step_dir: Path, samples: Path) -> None:
                 "job_s": job["job_s"],
                 "machine_cpu_idle_pct": 100 * idle / max(1, busy + idle),
                 "nodes": {},
+                # Write requests the workers' disks served (blkio io_serviced), against the
+                # map output the reduces fetched: what LOCS cuts (seed 002 §6).
+                "disk_write_requests": 0,
+                "disk_write_MB": 0.0,
+                "map_output_MB": (job.get("counters") or {}).get("REDUCE_SHUFFLE_BYTES", 0) / 1e6,
             }
             for n, x in b["nodes"].items():
                 y = a["nodes"].get(n)
                 if not y:
                     continue
                 d = {k: (x[k] - y[k]) / dt for k in x}
+                row["disk_write_requests"] += x.get("wios", 0) - y.get("wios", 0)
+                row["disk_write_MB"] += (x["wbytes"] - y["wbytes"]) / 1e6
                 u = {
                     "cpu_cores": d["cpu_ns"] / 1e9,
                     "disk_read_MBps": d["rbytes"] / 1e6,
@@ -354,6 +361,22 @@ def utilisation(step_dir: Path, samples: Path) -> None:
                 f"{u['link_in_Mbps']:.1f}{pct(u['link_in_pct'])} | "
                 f"{u['link_out_Mbps']:.1f}{pct(u['link_out_pct'])} |"
             )
+    md += [
+        "",
+        "Disk writes of all workers over each job's span (blkio `io_serviced`, "
+        "`io_service_bytes`):",
+        "",
+        "| run | job s | write requests | written MB | KB per request | map output MB "
+        "| write requests per GB of map output |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        n, mb, out = r["disk_write_requests"], r["disk_write_MB"], r["map_output_MB"]
+        md.append(
+            f"| {r['results']} {r['config']}{r['index']} | {r['job_s']:.1f} | {n:.0f} | "
+            f"{mb:.0f} | {1000 * mb / n if n else 0:.0f} | {out:.0f} | "
+            f"{(n / (out / 1000)) if out else 0:.0f} |"
+        )
     (step_dir / "utilisation.md").write_text("\n".join(md) + "\n")
 
 

@@ -17,7 +17,7 @@ def test_rate_of_per_worker_lists():
     assert tm.rate_of("none", "node1", 1000) is None
 
 
-def sample(t, busy, idle, rbytes, link_rx):
+def sample(t, busy, idle, rbytes, link_rx, wbytes=0, wios=0):
     return {
         "work": "/w",
         "time": t,
@@ -28,7 +28,8 @@ def sample(t, busy, idle, rbytes, link_rx):
             "node1": {
                 "cpu_ns": t * 3e8,
                 "rbytes": rbytes,
-                "wbytes": 0,
+                "wbytes": wbytes,
+                "wios": wios,
                 "link_rx": link_rx,
                 "link_tx": 0,
             }
@@ -43,13 +44,17 @@ def test_utilisation_over_a_jobs_span(tmp_path):
     # 1500 busy and 500 idle jiffies (25 % idle), 0.3 core.
     rows = [
         sample(100, 0, 0, 0, 0),
-        sample(110, 1500, 500, 50e6, 50e6),
+        sample(110, 1500, 500, 50e6, 50e6, wbytes=20e6, wios=40),
         sample(200, 9e9, 0, 9e12, 9e12),
     ]
     (samples / "s.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     step = tmp_path / "step"
     step.mkdir()
-    run = {"config": "A", "index": 0, "job": {"job_start": 101_000, "job_s": 8.0}}
+    run = {
+        "config": "A",
+        "index": 0,
+        "job": {"job_start": 101_000, "job_s": 8.0, "counters": {"REDUCE_SHUFFLE_BYTES": 2e8}},
+    }
     (step / "results.json").write_text(
         json.dumps({"runs": [run, {"config": "B", "index": 0, "job": None}]})
     )
@@ -60,5 +65,8 @@ def test_utilisation_over_a_jobs_span(tmp_path):
     assert n["disk_read_MBps"] == 5 and n["disk_read_pct"] == 50
     assert n["link_out_Mbps"] == 40 and n["link_out_pct"] == 50
     assert n["disk_write_pct"] is None
+    # 40 write requests of 20 MB in all, for 200 MB of map output: 200 per GB.
+    assert u["disk_write_requests"] == 40 and u["disk_write_MB"] == 20
+    assert "| 8.0 | 40 | 20 | 500 | 200 | 200 |" in (step / "utilisation.md").read_text()
     assert abs(n["cpu_cores"] - 0.3) < 1e-9
     assert "| node1 | 0.30 | 5.0 (50 %)" in (step / "utilisation.md").read_text()

@@ -16,6 +16,10 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <vector>
+
+#include "hadoop_accel/spill_index.h"
+#include "locs_log.h"
 
 using namespace hadoop_accel::coomr;
 
@@ -411,6 +415,117 @@ TEST_F(OutputsTest, AnEndedJobsOutputsGoWithTheirBlocks) {
   EXPECT_EQ(coordinator_->free_blocks(), 10u);
   Task shuffle(socket());
   EXPECT_EQ(shuffle.Lookup("job_1_0001", "attempt_m_2").text, "");
+}
+
+// LOCS: outputs whose disk paths are <app>/output/<attempt>/file.out go into the job's log in
+// that <app>/output dir, their indexes to their disk paths with offsets into the log.
+class LocsTest : public OutputsTest {
+ protected:
+  void Configure(CoordinatorOptions* o) override {
+    OutputsTest::Configure(o);
+    o->locs = true;
+  }
+  std::string output_dir() const { return dir_ + "/local/app_1/output"; }
+  std::string log() const { return output_dir() + "/" + kLocsLogName; }
+  // Attaches `t` as `attempt` with a two-partition map output (`parts`) in its dir and hands it
+  // over with stock's disk paths.
+  Message HandOver(Task* t, const std::string& attempt, const std::string parts[2]) {
+    Message a = t->Attach("job_1_0001", attempt);
+    EXPECT_EQ(a.type, MessageType::kAttached);
+    EXPECT_EQ(t->Request(kBlock), 1u);
+    std::ofstream(a.text + "/file.out") << parts[0] << parts[1];
+    std::vector<hadoop_accel::mapred::IndexRecord> index = {
+        {0, 100 + parts[0].size(), parts[0].size()},
+        {parts[0].size(), 100 + parts[1].size(), parts[1].size()}};
+    std::vector<uint8_t> bytes = hadoop_accel::mapred::SpillIndex::Serialize(index);
+    std::ofstream(a.text + "/file.out.index")
+        .write(reinterpret_cast<const char*>(bytes.data()),
+               static_cast<std::streamsize>(bytes.size()));
+    std::string disk = output_dir() + "/" + attempt;
+    EXPECT_EQ(t->Handover(disk + "/file.out", disk + "/file.out.index").type, MessageType::kOk);
+    EXPECT_EQ(t->Detach(), MessageType::kOk);
+    return a;
+  }
+  // What the shuffle serves for a partition: the index's record, read from the data path.
+  std::string Serve(const std::string& attempt, uint32_t partition, uint64_t* raw_length) {
+    Task shuffle(socket());
+    Message where = shuffle.Lookup("job_1_0001", attempt);
+    hadoop_accel::mapred::SpillIndex index;
+    EXPECT_EQ(hadoop_accel::mapred::SpillIndex::Load(where.index, &index),
+              hadoop_accel::mapred::IndexStatus::kOk);
+    hadoop_accel::mapred::IndexRecord r;
+    EXPECT_EQ(index.Get(partition, &r), hadoop_accel::mapred::IndexStatus::kOk);
+    *raw_length = r.raw_length;
+    std::ifstream data(where.text);
+    data.seekg(static_cast<std::streamoff>(r.start_offset));
+    std::string bytes(r.part_length, '\0');
+    data.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    return bytes;
+  }
+};
+
+TEST_F(LocsTest, MapOutputsGoIntoTheJobsLogAndAreServedFromIt) {
+  const std::string outputs[2][2] = {{"map0-part0", "map0-partition1"}, {"m1p0", "map1-p1"}};
+  const std::string attempts[2] = {"attempt_1_0001_m_000000_0", "attempt_1_0001_m_000001_0"};
+  for (int m = 0; m < 2; m++) {
+    Task t(socket());
+    HandOver(&t, attempts[m], outputs[m]);
+  }
+  for (int m = 0; m < 2; m++) ASSERT_TRUE(LookupBecomes(attempts[m], log()));
+  // Written out: the pool copies go after the grace period, and the shuffle still finds both.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (coordinator_->free_blocks() != 10u) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "pool copies never dropped";
+    std::this_thread::yield();
+  }
+  EXPECT_EQ(coordinator_->logged_outputs(), 2);
+  for (int m = 0; m < 2; m++) {
+    for (uint32_t p = 0; p < 2; p++) {
+      uint64_t raw = 0;
+      EXPECT_EQ(Serve(attempts[m], p, &raw), outputs[m][p]);
+      EXPECT_EQ(raw, 100 + outputs[m][p].size());
+    }
+    EXPECT_FALSE(std::filesystem::exists(output_dir() + "/" + attempts[m] + "/file.out"));
+  }
+  // One log for both, its buckets labelled with their maps and partitions.
+  LocsLog written = LocsLog::Open(log());
+  ASSERT_EQ(written.BucketsOf(1).size(), 2u);
+  EXPECT_EQ(written.BucketsOf(1)[0].map, 0u);
+  EXPECT_EQ(written.BucketsOf(1)[1].map, 1u);
+  // A restarted coordinator still answers for them; the job's end deletes the log.
+  Restart(true);
+  Task shuffle(socket());
+  EXPECT_EQ(shuffle.Lookup("job_1_0001", attempts[1]).text, log());
+  EXPECT_TRUE(coordinator_->EndJob("job_1_0001"));
+  EXPECT_EQ(shuffle.Lookup("job_1_0001", attempts[1]).text, "");
+  while (std::filesystem::exists(log())) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the log was never deleted";
+    std::this_thread::yield();
+  }
+}
+
+// A log that cannot be written (a full disk; here a dir in its place), or an output with a
+// broken index: the output stays in the pool, served from there.
+TEST_F(LocsTest, AnOutputThatCannotBeLoggedIsServedFromThePool) {
+  std::filesystem::create_directories(log());
+  Task t(socket());
+  const std::string parts[2] = {"p0", "p1"};
+  Message a = HandOver(&t, "attempt_1_0001_m_000000_0", parts);
+  Task u(socket());
+  Message b = u.Attach("job_1_0001", "attempt_1_0001_m_000001_0");
+  std::ofstream(b.text + "/file.out") << "map output";
+  std::ofstream(b.text + "/file.out.index") << "not an index";
+  std::string disk = output_dir() + "/attempt_1_0001_m_000001_0";
+  ASSERT_EQ(u.Handover(disk + "/file.out", disk + "/file.out.index").type, MessageType::kOk);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (coordinator_->outputs_to_move() != 0 || coordinator_->failed_moves() != 2) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the mover never tried";
+    std::this_thread::yield();
+  }
+  Task shuffle(socket());
+  EXPECT_EQ(shuffle.Lookup("job_1_0001", "attempt_1_0001_m_000000_0").text, a.text + "/file.out");
+  EXPECT_EQ(shuffle.Lookup("job_1_0001", "attempt_1_0001_m_000001_0").text, b.text + "/file.out");
+  EXPECT_EQ(coordinator_->logged_outputs(), 0);
 }
 
 TEST_F(CoordinatorTest, MapsKeepTheirOutputsWhileNoShuffleIsConnected) {

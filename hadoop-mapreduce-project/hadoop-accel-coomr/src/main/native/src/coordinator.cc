@@ -1,6 +1,7 @@
 #include "coordinator.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -8,7 +9,9 @@
 
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -16,6 +19,8 @@
 #include <tuple>
 #include <utility>
 #include <vector>
+
+#include "hadoop_accel/spill_index.h"
 
 namespace hadoop_accel::coomr {
 namespace {
@@ -116,14 +121,13 @@ uint64_t FileBytes(const std::string& p) {
   return lstat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
 }
 
-// Writes a handed-over output's disk paths beside it: a temporary name, then a rename.
-bool WriteHandoverRecord(const std::string& dir, const std::string& data, const std::string& index,
+// Writes bytes to path through a temporary name and a rename (never through a link), so that
+// the path holds all of them or what it held before.
+bool WriteFileAtomically(const std::string& path, const void* bytes, size_t size, mode_t mode,
                          std::string* error) {
-  std::string path = dir + "/" + kHandoverRecord;
-  std::string tmp = path + ".tmp";
-  std::string text = data + "\n" + index + "\n";
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-  bool ok = fd >= 0 && write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  std::string tmp = path + ".coomr-tmp";
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+  bool ok = fd >= 0 && write(fd, bytes, size) == static_cast<ssize_t>(size);
   if (fd >= 0 && close(fd) != 0) ok = false;
   ok = ok && rename(tmp.c_str(), path.c_str()) == 0;
   if (!ok) {
@@ -131,6 +135,81 @@ bool WriteHandoverRecord(const std::string& dir, const std::string& data, const 
     unlink(tmp.c_str());
   }
   return ok;
+}
+
+// Writes a handed-over output's disk paths beside it.
+bool WriteHandoverRecord(const std::string& dir, const std::string& data, const std::string& index,
+                         std::string* error) {
+  std::string text = data + "\n" + index + "\n";
+  return WriteFileAtomically(dir + "/" + kHandoverRecord, text.data(), text.size(), 0600, error);
+}
+
+// The LOCS log for a map output whose stock disk path is <app dir>/output/<attempt>/file.out:
+// the job's log on that disk. Empty for a path of any other form.
+std::string LocsLogFor(const std::string& disk_data) {
+  std::filesystem::path output = std::filesystem::path(disk_data).parent_path().parent_path();
+  return output.filename() == "output" ? (output / kLocsLogName).string() : "";
+}
+
+// The task and attempt numbers of an attempt id (attempt_<cluster>_<job>_m_<task>_<attempt>),
+// a bucket's labels in the log; 0 where the id is not of that form.
+std::pair<uint32_t, uint32_t> TaskNumbers(const std::string& attempt) {
+  auto number = [](const std::string& s) -> uint32_t {
+    char* end = nullptr;
+    unsigned long v = strtoul(s.c_str(), &end, 10);
+    return !s.empty() && *end == '\0' && v <= UINT32_MAX ? static_cast<uint32_t>(v) : 0;
+  };
+  size_t last = attempt.rfind('_');
+  if (last == std::string::npos || last == 0) return {0, 0};
+  size_t task = attempt.rfind('_', last - 1);
+  if (task == std::string::npos) return {0, 0};
+  return {number(attempt.substr(task + 1, last - task - 1)), number(attempt.substr(last + 1))};
+}
+
+// A pool file mapped read-only (tmpfs: no copy), unmapped when it goes.
+class MappedFile {
+ public:
+  MappedFile() = default;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile() {
+    if (size_ > 0) munmap(data_, size_);
+  }
+  bool Map(const std::string& path, std::string* error) {
+    int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st {};
+    bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (ok && st.st_size > 0) {
+      void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
+      ok = p != MAP_FAILED;
+      if (ok) {
+        data_ = p;
+        size_ = static_cast<size_t>(st.st_size);
+      }
+    }
+    if (!ok) *error = "reading " + path + ": " + strerror(errno);
+    if (fd >= 0) close(fd);
+    return ok;
+  }
+  const uint8_t* bytes() const { return static_cast<const uint8_t*>(data_); }
+  size_t size() const { return size_; }
+
+ private:
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// Appends a line to a job's record of its logged outputs.
+void RecordLogged(const std::string& job_dir, const std::string& attempt, const std::string& log,
+                  const std::string& index) {
+  std::string line = attempt + "\t" + log + "\t" + index + "\n";
+  std::string path = job_dir + "/" + kLoggedRecord;
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+  bool ok = fd >= 0 && write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  if (fd >= 0) close(fd);
+  // Lost only for a restart: the shuffle then cannot find this output, and its map re-runs.
+  if (!ok)
+    fprintf(stderr, "coomr_coordinator: cannot record in %s: %s\n", path.c_str(), strerror(errno));
 }
 
 // Reads a handover record: false unless it names two safe paths.
@@ -235,6 +314,16 @@ bool Coordinator::EndJob(const std::string& job) {
       if (blocks > 0) balancer_.Release(client, blocks);
       recovered_dirs_.erase(dirs);
     }
+    for (auto it = logged_.begin(); it != logged_.end();) {
+      it = it->first.first == job ? logged_.erase(it) : std::next(it);
+    }
+    auto logs = job_logs_.find(job);
+    if (logs != job_logs_.end()) {
+      // The mover closes and deletes them: it may be appending to one right now.
+      logs_to_delete_.insert(logs_to_delete_.end(), logs->second.begin(), logs->second.end());
+      job_logs_.erase(logs);
+      mover_wake_.notify_all();
+    }
   }
   std::error_code ec;
   std::filesystem::remove_all(options_.pool_dir + "/" + job, ec);
@@ -261,6 +350,11 @@ int Coordinator::outputs_to_move() const {
   int n = 0;
   for (const auto& [key, o] : outputs_) n += o.moved || o.failed ? 0 : 1;
   return n;
+}
+
+int Coordinator::logged_outputs() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int>(logged_.size());
 }
 
 int Coordinator::failed_moves() const {
@@ -448,10 +542,16 @@ Message Coordinator::Lookup(const Message& m) {
   reply.type = MessageType::kLocated;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = outputs_.find({m.job, m.attempt});
-  if (it != outputs_.end()) {
-    const Output& o = it->second;
-    reply.text = o.moved ? o.disk_data : o.pool_data;
-    reply.index = o.moved ? o.disk_index : o.pool_index;
+  auto logged = logged_.find({m.job, m.attempt});
+  if (it != outputs_.end() && !it->second.moved) {
+    reply.text = it->second.pool_data;
+    reply.index = it->second.pool_index;
+  } else if (logged != logged_.end()) {
+    // The log is the data file; the index on disk has its offsets in the log.
+    std::tie(reply.text, reply.index) = logged->second;
+  } else if (it != outputs_.end()) {
+    reply.text = it->second.disk_data;
+    reply.index = it->second.disk_index;
   }
   return reply;
 }
@@ -483,9 +583,11 @@ void Coordinator::Recover() {
       continue;
     }
     uint64_t running_bytes = 0;
+    RecoverLogged(job, job_entry.path());
     for (const auto& entry : std::filesystem::directory_iterator(job_entry.path(), ec)) {
       std::string attempt = entry.path().filename();
       std::string dir = entry.path();
+      if (attempt == kLoggedRecord) continue;
       if (!SafeName(attempt) || !IsRealDir(dir)) {
         std::filesystem::remove_all(dir, ec);
         continue;
@@ -512,9 +614,132 @@ void Coordinator::Recover() {
   uint64_t held = 0;
   for (const auto& [job, dirs] : recovered_dirs_) held += dirs.second;
   fprintf(stderr,
-          "coomr_coordinator: recovered the pool: %zu handed-over outputs to write out, %llu "
-          "blocks of running tasks' dirs in %zu jobs, kept until their jobs end\n",
-          outputs_.size(), static_cast<unsigned long long>(held), recovered_dirs_.size());
+          "coomr_coordinator: recovered the pool: %zu handed-over outputs to write out, %zu "
+          "outputs in LOCS logs, %llu blocks of running tasks' dirs in %zu jobs, kept until "
+          "their jobs end\n",
+          outputs_.size(), logged_.size(), static_cast<unsigned long long>(held),
+          recovered_dirs_.size());
+}
+
+void Coordinator::RecoverLogged(const std::string& job, const std::string& job_dir) {
+  std::string path = job_dir + "/" + kLoggedRecord;
+  int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  std::string text;
+  char buf[1 << 16];
+  for (ssize_t n; (n = read(fd, buf, sizeof(buf))) > 0;) text.append(buf, static_cast<size_t>(n));
+  close(fd);
+  // Whole lines of three fields only: a crash may have cut the last one.
+  for (size_t at = 0, end; (end = text.find('\n', at)) != std::string::npos; at = end + 1) {
+    std::string line = text.substr(at, end - at);
+    size_t tab1 = line.find('\t');
+    size_t tab2 = tab1 == std::string::npos ? tab1 : line.find('\t', tab1 + 1);
+    if (tab2 == std::string::npos) continue;
+    std::string attempt = line.substr(0, tab1);
+    std::string log = line.substr(tab1 + 1, tab2 - tab1 - 1);
+    std::string index = line.substr(tab2 + 1);
+    if (!SafeName(attempt) || !SafePath(log) || !SafePath(index)) continue;
+    logged_[{job, attempt}] = {log, index};
+    job_logs_[job].insert(log);
+  }
+}
+
+Coordinator::Batch Coordinator::TakeBatch() {
+  Batch batch;
+  uint64_t bytes = 0;
+  while (!to_move_.empty()) {
+    auto it = outputs_.find(to_move_.front());
+    if (it == outputs_.end()) {  // its job ended
+      to_move_.pop_front();
+      continue;
+    }
+    Output o = it->second;
+    o.log = options_.locs ? LocsLogFor(o.disk_data) : "";
+    uint64_t size = FileBytes(o.pool_data);
+    if (!batch.empty() &&
+        (o.log != batch.front().second.log || bytes + size > kMaxRepositoryBytes)) {
+      break;
+    }
+    bytes += size;
+    batch.emplace_back(it->first, o);
+    to_move_.pop_front();
+    if (o.log.empty()) break;  // one file per map
+  }
+  return batch;
+}
+
+std::vector<bool> Coordinator::WriteOut(const Batch& batch, std::vector<std::string>* errors) {
+  if (!batch.front().second.log.empty()) return AppendToLog(batch, errors);
+  const Output& o = batch.front().second;
+  return {CopyToDisk(o.pool_data, o.disk_data, &errors->front()) &&
+          CopyToDisk(o.pool_index, o.disk_index, &errors->front())};
+}
+
+std::vector<bool> Coordinator::AppendToLog(const Batch& batch, std::vector<std::string>* errors) {
+  using mapred::IndexRecord;
+  using mapred::IndexStatus;
+  using mapred::SpillIndex;
+  const std::string& path = batch.front().second.log;
+  std::vector<bool> ok(batch.size(), false);
+  std::vector<SpillIndex> indexes(batch.size());
+  std::vector<MappedFile> data(batch.size());
+  std::vector<LocsLog::Bucket> buckets;
+  std::vector<bool> readable(batch.size(), false);
+  for (size_t i = 0; i < batch.size(); i++) {
+    const auto& [key, o] = batch[i];
+    IndexStatus status = SpillIndex::Load(o.pool_index, &indexes[i]);
+    if (status != IndexStatus::kOk) {
+      (*errors)[i] = o.pool_index + ": " + mapred::IndexStatusName(status);
+      continue;
+    }
+    if (!data[i].Map(o.pool_data, &(*errors)[i])) continue;
+    auto [task, attempt] = TaskNumbers(key.second);
+    size_t first = buckets.size();
+    for (uint32_t p = 0; p < indexes[i].partitions(); p++) {
+      IndexRecord r;
+      indexes[i].Get(p, &r);
+      if (r.part_length > data[i].size() || r.start_offset > data[i].size() - r.part_length) {
+        (*errors)[i] = o.pool_index + ": partition " + std::to_string(p) + " past the data's end";
+        buckets.resize(first);
+        break;
+      }
+      buckets.push_back({task, attempt, p, r.raw_length, data[i].bytes() + r.start_offset,
+                         static_cast<size_t>(r.part_length)});
+    }
+    readable[i] = buckets.size() > first || indexes[i].partitions() == 0;
+  }
+  try {
+    auto log = logs_.find(path);
+    if (log == logs_.end()) {
+      std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+      // A log of this job that an earlier coordinator wrote: its tables are rebuilt.
+      log = logs_.emplace(path, IsRegularFile(path) ? LocsLog::Open(path) : LocsLog::Create(path))
+                .first;
+    }
+    log->second.Append(buckets);
+    // Each output's buckets, in the order appended: its partitions' places in the log.
+    std::vector<BucketRef> written = log->second.repositories().back().buckets;
+    size_t next = 0;
+    for (size_t i = 0; i < batch.size(); i++) {
+      if (!readable[i]) continue;
+      std::vector<IndexRecord> shifted;
+      for (uint32_t p = 0; p < indexes[i].partitions(); p++, next++) {
+        shifted.push_back({written[next].offset, written[next].raw_length, written[next].length});
+      }
+      const Output& o = batch[i].second;
+      std::vector<uint8_t> index = SpillIndex::Serialize(shifted);
+      std::error_code ec;
+      std::filesystem::create_directories(std::filesystem::path(o.disk_index).parent_path(), ec);
+      ok[i] = WriteFileAtomically(o.disk_index, index.data(), index.size(), 0640, &(*errors)[i]);
+      auto [task, attempt] = TaskNumbers(batch[i].first.second);
+      log->second.KeepOnlyAttempt(task, attempt);  // a re-run map's data replaces the old
+    }
+  } catch (const std::exception& e) {
+    for (size_t i = 0; i < batch.size(); i++) {
+      if (readable[i]) (*errors)[i] = e.what();
+    }
+  }
+  return ok;
 }
 
 void Coordinator::MoveLoop() {
@@ -529,31 +754,50 @@ void Coordinator::MoveLoop() {
       DropOutput(to_drop_.front());
       to_drop_.pop_front();
     }
-    if (!to_move_.empty()) {
-      OutputKey key = to_move_.front();
-      to_move_.pop_front();
-      auto it = outputs_.find(key);
-      if (it == outputs_.end()) continue;  // its job ended
-      Output o = it->second;
+    if (!logs_to_delete_.empty()) {
+      std::vector<std::string> ended;
+      ended.swap(logs_to_delete_);
       lock.unlock();
-      std::string error;
-      bool ok = CopyToDisk(o.pool_data, o.disk_data, &error) &&
-                CopyToDisk(o.pool_index, o.disk_index, &error);
+      for (const std::string& path : ended) {
+        logs_.erase(path);  // closes it
+        unlink(path.c_str());
+      }
       lock.lock();
-      it = outputs_.find(key);
-      if (it == outputs_.end()) continue;
-      if (ok) {
-        it->second.moved = true;
-        it->second.moved_at = std::chrono::steady_clock::now();
-        to_drop_.push_back(key);
-      } else {
-        // Served from the pool until its job ends; the pool stays that much fuller.
-        it->second.failed = true;
-        fprintf(stderr, "coomr_coordinator: cannot write out %s %s: %s\n", key.first.c_str(),
-                key.second.c_str(), error.c_str());
+      continue;
+    }
+    Batch batch = TakeBatch();
+    if (!batch.empty()) {
+      lock.unlock();
+      std::vector<std::string> errors(batch.size());
+      std::vector<bool> ok = WriteOut(batch, &errors);
+      lock.lock();
+      for (size_t i = 0; i < batch.size(); i++) {
+        const auto& [key, o] = batch[i];
+        auto it = outputs_.find(key);
+        if (it == outputs_.end()) {
+          // Its job ended meanwhile: the log goes too, should this output have started it.
+          if (!o.log.empty() && job_logs_.count(key.first) == 0) logs_to_delete_.push_back(o.log);
+          continue;
+        }
+        if (ok[i]) {
+          it->second.moved = true;
+          it->second.moved_at = std::chrono::steady_clock::now();
+          to_drop_.push_back(key);
+          if (!o.log.empty()) {
+            logged_[key] = {o.log, o.disk_index};
+            job_logs_[key.first].insert(o.log);
+            RecordLogged(options_.pool_dir + "/" + key.first, key.second, o.log, o.disk_index);
+          }
+        } else {
+          // Served from the pool until its job ends; the pool stays that much fuller.
+          it->second.failed = true;
+          fprintf(stderr, "coomr_coordinator: cannot write out %s %s: %s\n", key.first.c_str(),
+                  key.second.c_str(), errors[i].c_str());
+        }
       }
       continue;
     }
+    if (!logs_to_delete_.empty()) continue;
     if (to_drop_.empty()) {
       mover_wake_.wait(lock);
     } else {

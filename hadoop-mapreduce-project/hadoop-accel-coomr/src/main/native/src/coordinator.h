@@ -12,6 +12,15 @@
 // copy is complete, so that a shuffle that looked the pool path up shortly before still finds
 // it; the disk paths are stock's, where any shuffle finds them.
 //
+// With `locs` (seed 002 §3.2, Fig. 4), the mover does not write one file per map: it appends
+// the outputs waiting to go out (up to kMaxRepositoryBytes) as one repository of the job's LOCS
+// log on that disk, `<app dir>/output/coomr-locs.log` beside the attempts' output dirs, one
+// bucket per partition. Each output's index goes to its stock disk path with its offsets
+// shifted into the log, so the shuffle serves a partition from the log with stock's code, given
+// the log as the data path (LOOKUP). The outputs logged are recorded in the job's pool dir
+// (kLoggedRecord), so a restarted coordinator still answers for them; the job's logs are
+// deleted when it ends. An output whose disk path is not of that form is written as one file.
+//
 // A handed-over output's disk paths are also written beside it (HANDOVER_RECORD), so that a
 // coordinator restarted after a crash (`recover`) finds the outputs still to be written out and
 // writes them. The dirs of tasks that were running are kept too (a task still merging from its
@@ -32,9 +41,11 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "block_balancer.h"
 #include "coordinator_protocol.h"
+#include "locs_log.h"
 
 namespace hadoop_accel::coomr {
 
@@ -50,10 +61,18 @@ struct CoordinatorOptions {
   // Start keeps what an earlier coordinator left in the pool (a restart after a crash) rather
   // than emptying it (a first start, whose tasks are gone).
   bool recover = false;
+  // Write map outputs through LOCS logs rather than one file per map.
+  bool locs = false;
 };
 
 // Beside a handed-over output in its dir: its data and index disk paths, one per line.
 inline constexpr char kHandoverRecord[] = "handover";
+// In a job's pool dir: one line per output written through LOCS, "attempt<TAB>log<TAB>index".
+inline constexpr char kLoggedRecord[] = "locs-outputs";
+// A job's LOCS log on one disk, in the dir that holds its map attempts' output dirs.
+inline constexpr char kLocsLogName[] = "coomr-locs.log";
+// At most this much map output goes into one repository (one append).
+constexpr uint64_t kMaxRepositoryBytes = 32ull << 20;
 
 class Coordinator {
  public:
@@ -79,6 +98,8 @@ class Coordinator {
   int failed_moves() const;
   // Connections of the NodeManager's shuffle (LOOKUP).
   int shuffles() const;
+  // Outputs written through LOCS whose job has not ended.
+  int logged_outputs() const;
 
  private:
   void AcceptLoop();
@@ -89,8 +110,17 @@ class Coordinator {
   bool Handover(ClientId client, const Message& m, std::string* error);
   Message Lookup(const Message& m);
   void MoveLoop();
+  struct Output;
+  using OutputKey = std::pair<std::string, std::string>;  // job, attempt
+  using Batch = std::vector<std::pair<OutputKey, Output>>;
+  // The next outputs to write out: one, or those of one job going to the same LOCS log.
+  Batch TakeBatch();  // under mu_
+  // Writes a batch out; false with an error for each output that could not be. Mover only.
+  std::vector<bool> WriteOut(const Batch& batch, std::vector<std::string>* errors);
+  std::vector<bool> AppendToLog(const Batch& batch, std::vector<std::string>* errors);
   // Start with `recover`: takes over what an earlier coordinator left in the pool.
   void Recover();
+  void RecoverLogged(const std::string& job, const std::string& job_dir);  // under mu_
   // Blocks for `bytes` held by a new, finished client (0 blocks if the pool cannot give them).
   std::pair<ClientId, uint64_t> Hold(uint64_t bytes);  // under mu_
 
@@ -99,13 +129,13 @@ class Coordinator {
   struct Output {
     ClientId client = 0;
     std::string pool_dir, pool_data, pool_index, disk_data, disk_index;
+    std::string log;  // its LOCS log, or empty: written to disk_data
     uint64_t blocks = 0;
     bool moved = false;
     bool failed = false;  // could not be written out: stays in the pool until its job ends
     std::chrono::steady_clock::time_point moved_at;
   };
-  using OutputKey = std::pair<std::string, std::string>;  // job, attempt
-  void DropOutput(const OutputKey& key);                  // under mu_
+  void DropOutput(const OutputKey& key);  // under mu_
 
   const CoordinatorOptions options_;
   int listen_fd_ = -1;
@@ -121,6 +151,11 @@ class Coordinator {
   std::map<std::string, std::pair<ClientId, uint64_t>> recovered_dirs_;
   std::deque<OutputKey> to_move_;  // handed over, not yet on disk, in order
   std::deque<OutputKey> to_drop_;  // on disk; pool copy goes after grace, in order
+  // Outputs written through LOCS: their log and shifted index, until their job ends.
+  std::map<OutputKey, std::pair<std::string, std::string>> logged_;
+  std::map<std::string, std::set<std::string>> job_logs_;  // each job's LOCS logs
+  std::vector<std::string> logs_to_delete_;                // of ended jobs: the mover's to do
+  std::map<std::string, LocsLog> logs_;                    // open logs by path: the mover's own
   std::condition_variable mover_wake_;
   std::thread mover_;
   std::set<int> open_fds_;  // to shut down on Stop

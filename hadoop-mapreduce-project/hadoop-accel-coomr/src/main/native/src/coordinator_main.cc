@@ -1,6 +1,7 @@
 // coomr_coordinator: the node coordinator as a daemon (see coordinator.h), until SIGTERM or SIGINT.
 //   coomr_coordinator --socket PATH --pool-dir DIR --pool-bytes N [--block-size N] [--recover]
-//                     [--supervised]
+//                     [--locs] [--supervised]
+// --locs writes map outputs through LOCS: one log per job and disk (see coordinator.h).
 // --recover keeps what an earlier coordinator left in the pool (the aux service's restarts).
 // --supervised is how the NodeManager's aux service runs it (SupervisedDaemon): it prints
 // "READY <socket>" on stdout once it listens, answers each stdin line with one line
@@ -24,7 +25,7 @@ namespace {
 int Usage() {
   fprintf(stderr,
           "usage: coomr_coordinator --socket PATH --pool-dir DIR --pool-bytes N "
-          "[--block-size N] [--recover] [--supervised]\n");
+          "[--block-size N] [--recover] [--locs] [--supervised]\n");
   return 2;
 }
 
@@ -72,6 +73,8 @@ int main(int argc, char** argv) {
       supervised = true;
     } else if (k == "--recover") {
       o.recover = true;
+    } else if (k == "--locs") {
+      o.locs = true;
     } else if (i + 1 == argc) {
       return Usage();
     } else if (k == "--socket") {
@@ -100,9 +103,12 @@ int main(int argc, char** argv) {
   try {
     Coordinator c(o);
     c.Start();
-    fprintf(stderr, "coomr_coordinator: serving %s, pool %s of %llu bytes in blocks of %u\n",
+    fprintf(stderr,
+            "coomr_coordinator: serving %s, pool %s of %llu bytes in blocks of %u; map outputs "
+            "written out %s\n",
             o.socket_path.c_str(), o.pool_dir.c_str(),
-            static_cast<unsigned long long>(o.pool_bytes), o.block_size);
+            static_cast<unsigned long long>(o.pool_bytes), o.block_size,
+            o.locs ? "through LOCS logs" : "one file per map");
     if (supervised) {
       std::cout << "READY " << o.socket_path << std::endl;
       controlled = &c;

@@ -42,6 +42,7 @@ public class CoomrAuxService extends AuxiliaryService {
   private String poolDir;
   private long poolBytes;
   private long blockSize;
+  private boolean locs;
   private File binary;
   private SupervisedDaemon coordinator;
   /** The latest jobs ended here, oldest first: ended again in a restarted coordinator. */
@@ -63,6 +64,7 @@ public class CoomrAuxService extends AuxiliaryService {
     poolDir = absolute(conf, CoomrConfigKeys.POOL_DIR);
     poolBytes = AccelConfiguration.getBytes(conf, CoomrConfigKeys.POOL_BYTES);
     blockSize = AccelConfiguration.getBytes(conf, CoomrConfigKeys.BLOCK_SIZE);
+    locs = AccelConfiguration.getBoolean(conf, CoomrConfigKeys.LOCS);
     String dir = AccelConfiguration.get(conf, CoomrConfigKeys.NATIVE_DIR);
     binary = new File(dir == null || dir.isEmpty() ? SupervisedDaemon.hadoopBinDir()
         : new File(dir), BINARY);
@@ -85,9 +87,13 @@ public class CoomrAuxService extends AuxiliaryService {
           + " spill to disk as stock", binary, CoomrConfigKeys.NATIVE_DIR);
     } else {
       makePrivateDir(socket.getParent());
-      List<String> cmd = List.of(binary.getPath(), "--socket", socket.toString(), "--pool-dir",
-          poolDir, "--pool-bytes", Long.toString(poolBytes), "--block-size",
-          Long.toString(blockSize), "--supervised");
+      List<String> cmd = new ArrayList<>(List.of(binary.getPath(), "--socket",
+          socket.toString(), "--pool-dir", poolDir, "--pool-bytes", Long.toString(poolBytes),
+          "--block-size", Long.toString(blockSize)));
+      if (locs) {
+        cmd.add("--locs");
+      }
+      cmd.add("--supervised");
       // The first coordinator empties the pool (an earlier NodeManager's tasks are gone). One
       // restarted after a crash keeps it: it writes out the outputs handed over to the dead one,
       // and running maps go on reading their pooled spills (their later spills go to disk). A

@@ -17,6 +17,9 @@ public final class CoomrConfigKeys {
   /** NodeManager: the pool's unit of grant. */
   public static final String BLOCK_SIZE = "hadoop.accel.coomr.block.size";
 
+  /** NodeManager: map outputs written out through LOCS logs rather than one file per map. */
+  public static final String LOCS = "hadoop.accel.coomr.locs";
+
   /** NodeManager: where coomr_coordinator is (empty: $HADOOP_HOME/bin). */
   public static final String NATIVE_DIR = "hadoop.accel.coomr.native.dir";
 

@@ -18,8 +18,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Stock's ShuffleHandler, serving map outputs that CooMR maps left in the node's pool: its path
- * lookup asks the node coordinator first (where is this attempt's output now: the pool, or its
- * disk path once written out) and falls back to stock's lookup for every other output. It keeps
+ * lookup asks the node coordinator first (where is this attempt's output now: the pool, its
+ * LOCS log, or its disk path once written out) and falls back to stock's lookup for every other
+ * output. For an output in a log, the data path is the log and the index on disk has offsets
+ * into it. It keeps
  * a connection to the coordinator, and while it does, the coordinator lets maps leave their
  * outputs in the pool; without one (no coordinator on the node) it is stock's ShuffleHandler.
  * It lives in Hadoop's package because the path types of the handler context are
@@ -95,7 +97,26 @@ public class CoomrShuffleHandler extends ShuffleHandler {
           }
         });
     return new ShuffleChannelHandlerContext(stock.conf, stock.userRsrc, stock.secretManager,
-        paths, stock.indexCache, stock.metrics, stock.allChannels);
+        paths, new PathKeyedIndexCache(new JobConf(stock.conf)), stock.metrics,
+        stock.allChannels);
+  }
+
+  /**
+   * Stock's index cache, keyed by the index's path as well as the map: a CooMR output's index
+   * moves from the pool to the disk and, written out through a LOCS log, its offsets change
+   * with it (they are into the log then).
+   */
+  static final class PathKeyedIndexCache extends IndexCache {
+    PathKeyedIndexCache(JobConf conf) {
+      super(conf);
+    }
+
+    @Override
+    public IndexRecord getIndexInformation(String mapId, int reduce, Path fileName,
+        String expectedIndexOwner) throws IOException {
+      return super.getIndexInformation(mapId + "@" + fileName, reduce, fileName,
+          expectedIndexOwner);
+    }
   }
 
   /** The coordinator's answer, or null (not its output, or no coordinator). */

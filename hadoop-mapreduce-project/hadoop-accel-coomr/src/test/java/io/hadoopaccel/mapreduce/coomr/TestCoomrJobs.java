@@ -236,6 +236,61 @@ class TestCoomrJobs {
     assertTrue(get(coomr, CoomrCounter.DISK_SPILLS) >= 1, all); // map 0's last, after the kill
   }
 
+  /**
+   * LOCS: reduces that start only after the node coordinator has written map 1's output into
+   * the job's log and dropped its pool copy (map 0 holds them back, slowstart 1.0) fetch it
+   * from the log, through the index with offsets into it. The output must still be stock's.
+   */
+  @Test
+  void reducesStartedLateAreServedFromTheLocsLog() throws Exception {
+    Path in = new Path("/locs/in");
+    ZipfText.writeFiles(CLUSTER.getFileSystem(), in, new int[] {2 << 20, 2 << 20}, 31);
+    java.nio.file.Path flags = Files.createDirectories(TMP.resolve("locs-flags"));
+    ExecutorService runner = Executors.newSingleThreadExecutor();
+    Future<Map<Pair, Counters>> pair = runner.submit(() ->
+        runPair(StallingWordCount::new, out -> new String[] {"-D", StallingWordCount.FLAGS + "="
+            + flags, "-D", MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART + "=1.0",
+            in.toString(), out.toString()}, "/locs", SOCKET.toString()));
+    runner.shutdown(); // its one task still runs; the thread ends with it
+    awaitFile(flags.resolve(StallingWordCount.WAITING), pair);
+    // Map 1's output is in a log once the log exists and map 1's dir has left the pool.
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    while (locsLogs().isEmpty() || inPool("_m_000001_0")) {
+      if (pair.isDone()) {
+        pair.get();
+      }
+      assertTrue(System.nanoTime() < deadline, "map 1's output never left the pool for a log");
+      Thread.sleep(50); // polling a condition with a deadline, not synchronising on time
+    }
+    Files.createFile(flags.resolve(StallingWordCount.GO));
+    Counters coomr = pair.get(5, TimeUnit.MINUTES).get(Pair.COOMR);
+    String all = summary(coomr);
+    assertEquals(2, get(coomr, CoomrCounter.POOL_OUTPUTS), all);
+    assertEquals(0, coomr.findCounter(JobCounter.NUM_FAILED_MAPS).getValue(), all);
+  }
+
+  private static List<java.nio.file.Path> locsLogs() throws IOException {
+    String dirs = CLUSTER.getMrCluster().getNodeManager(0).getConfig()
+        .get("yarn.nodemanager.local-dirs");
+    List<java.nio.file.Path> logs = new java.util.ArrayList<>();
+    for (String dir : dirs.split(",")) {
+      try (Stream<java.nio.file.Path> files = Files.walk(Paths.get(dir.replace("file:", "")))) {
+        files.filter(f -> f.getFileName().toString().equals("coomr-locs.log")).forEach(logs::add);
+      } catch (java.io.UncheckedIOException e) {
+        // a container's dir went while we walked
+      }
+    }
+    return logs;
+  }
+
+  private static boolean inPool(String attemptSuffix) throws IOException {
+    try (Stream<java.nio.file.Path> files = Files.walk(POOL)) {
+      return files.anyMatch(f -> f.getFileName().toString().endsWith(attemptSuffix));
+    } catch (java.io.UncheckedIOException e) {
+      return true; // a dir went while we walked: look again
+    }
+  }
+
   /** The running coordinator of the cluster's NodeManager, restarted with --recover or not. */
   private static Optional<ProcessHandle> coordinatorProcess(boolean recovering) {
     return ProcessHandle.allProcesses().filter(p -> {
