@@ -19,7 +19,9 @@ Steps (see dev-support/TESTBEDS.md for the sizes):
                 coomr-terasort, coomr-wordcount: ab.py stock vs CooMR's map side (the preset's
                 cluster runs the coordinator and CoomrShuffleHandler on every NodeManager);
                 coomr-kism-terasort: stock vs CooMR's map side with KISM's merge;
-                coomr-kism-pool-terasort: the same, the reduces' fetched outputs in the pool;
+                coomr-kism-pool-{terasort,selfjoin,invertedindex,adjacencylist}: the same,
+                the reduces' fetched outputs in the pool (with the map outputs in LOCS logs,
+                the cluster's default: the whole of CooMR);
                 coomr-{1,2,4}maps-terasort: stock vs CooMR with k maps per node at once (Fig. 8;
                 maps_per_node_chart.py plots them)
 The feature drivers bring up their own cluster; HACC_TESTBED=NAME makes it the preset's.
@@ -156,7 +158,14 @@ SIZES = {
         "invertedindex": "340m",
         "adjacencylist": "340m",
     },
-    "coomr": {"terasort": "1500m", "wordcount": "1500m", "grep": "1500m", "adjacencylist": "340m"},
+    "coomr": {
+        "terasort": "1500m",
+        "wordcount": "1500m",
+        "grep": "1500m",
+        "selfjoin": "340m",
+        "invertedindex": "340m",
+        "adjacencylist": "340m",
+    },
 }
 CALIBRATION = ("terasort", "wordcount", "grep")
 # Job options every run of a preset gets, stock and feature alike: the seeds' reduce counts.
@@ -520,7 +529,12 @@ def main() -> int:
             ("kism", KISM, ("terasort", "adjacencylist")),
             ("coomr", COOMR, ("terasort", "wordcount")),
             ("coomr-kism", f"{COOMR} {KISM}", ("terasort",)),
-            ("coomr-kism-pool", f"{COOMR} {KISM} {COOMR_REDUCES}", ("terasort",)),
+            # The whole of CooMR: COMS on both sides, LOCS (the cluster's default), KISM.
+            (
+                "coomr-kism-pool",
+                f"{COOMR} {KISM} {COOMR_REDUCES}",
+                ("terasort", "selfjoin", "invertedindex", "adjacencylist"),
+            ),
             # Seed 002 Fig. 8: 1, 2 and 4 concurrent maps per node (both arms), maps alone.
             *(
                 (f"coomr-{k}maps", COOMR, ("terasort",), maps_per_node(k))
