@@ -147,25 +147,20 @@ PRESHUFFLE = (
 )
 
 # Input sizes per preset (TESTBEDS.md: the seed's per-node data times S, times the nodes).
+JBS_SIZES = {
+    "terasort": "1500m",
+    "wordcount": "1500m",
+    "grep": "1500m",
+    "selfjoin": "340m",
+    "invertedindex": "340m",
+    "adjacencylist": "340m",
+}
 SIZES = {
     "xie-hetero": {"terasort": "1300m", "wordcount": "1300m", "grep": "1300m"},
     "xie-psp": {"terasort": "1536m", "wordcount": "1536m", "grep": "1536m", "sort": "512m"},
-    "jbs": {
-        "terasort": "1500m",
-        "wordcount": "1500m",
-        "grep": "1500m",
-        "selfjoin": "340m",
-        "invertedindex": "340m",
-        "adjacencylist": "340m",
-    },
-    "coomr": {
-        "terasort": "1500m",
-        "wordcount": "1500m",
-        "grep": "1500m",
-        "selfjoin": "340m",
-        "invertedindex": "340m",
-        "adjacencylist": "340m",
-    },
+    "jbs": JBS_SIZES,
+    # CooMR's seed ran the same benchmarks on the same kind of cluster.
+    "coomr": JBS_SIZES,
 }
 CALIBRATION = ("terasort", "wordcount", "grep")
 # Job options every run of a preset gets, stock and feature alike: the seeds' reduce counts.

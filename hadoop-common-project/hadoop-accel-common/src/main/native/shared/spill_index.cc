@@ -8,19 +8,10 @@
 #include <limits>
 
 #include "hadoop_accel/accel.h"
+#include "hadoop_accel/byte_order.h"
 
 namespace hadoop_accel::mapred {
 namespace {
-
-// The index is big-endian, as Java's DataOutputStream writes it.
-uint64_t LoadBe64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; i++) v = (v << 8) | p[i];
-  return v;
-}
-void StoreBe64(uint8_t* p, uint64_t v) {
-  for (int i = 7; i >= 0; i--, v >>= 8) p[i] = static_cast<uint8_t>(v);
-}
 
 constexpr uint64_t kMaxSignedLong = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
 
