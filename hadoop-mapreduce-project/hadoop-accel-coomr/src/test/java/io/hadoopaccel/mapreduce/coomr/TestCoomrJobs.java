@@ -3,6 +3,7 @@ package io.hadoopaccel.mapreduce.coomr;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.hadoopaccel.common.daemon.SupervisedDaemon;
 import io.hadoopaccel.minicluster.MiniHadoopClusterExtension;
 import io.hadoopaccel.minicluster.PairedJobs;
 import io.hadoopaccel.workloads.gen.ZipfText;
@@ -32,10 +33,12 @@ import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.TaskAttemptID;
 import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
 import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
+import org.apache.hadoop.test.GenericTestUtils.LogCapturer;
 import org.apache.hadoop.util.Tool;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.LoggerFactory;
 
 /**
  * Real jobs on one shared mini cluster whose NodeManager runs CooMR as deployed: the
@@ -269,12 +272,52 @@ class TestCoomrJobs {
     assertEquals(0, coomr.findCounter(JobCounter.NUM_FAILED_MAPS).getValue(), all);
   }
 
+  /**
+   * A disk that cannot take the job's LOCS log (here: a dir where the log would go, on every
+   * local dir, put there while the maps wait before their outputs): the coordinator says so in
+   * the NodeManager's log, the outputs stay in the pool and are served from there.
+   */
+  @Test
+  void aLogThatCannotBeWrittenLeavesTheOutputsInThePool() throws Exception {
+    Path in = new Path("/nolog/in");
+    ZipfText.writeFiles(CLUSTER.getFileSystem(), in, new int[] {1 << 20, 1 << 20}, 37);
+    java.nio.file.Path flags = Files.createDirectories(TMP.resolve("nolog-flags"));
+    LogCapturer log = LogCapturer.captureLogs(LoggerFactory.getLogger(SupervisedDaemon.class));
+    try {
+      ExecutorService runner = Executors.newSingleThreadExecutor();
+      Future<Map<Pair, Counters>> pair = runner.submit(() ->
+          runPair(StallingWordCount::new, out -> new String[] {"-D", StallingWordCount.FLAGS
+              + "=" + flags, "-D", StallingWordCount.ALL + "=true", in.toString(),
+              out.toString()}, "/nolog", SOCKET.toString()));
+      runner.shutdown(); // its one task still runs; the thread ends with it
+      awaitFile(flags.resolve(StallingWordCount.WAITING), pair);
+      String job = Files.readString(flags.resolve(StallingWordCount.WAITING));
+      String app = "application_" + job.substring("job_".length());
+      for (String dir : localDirs()) {
+        Files.createDirectories(Paths.get(dir, "usercache", System.getProperty("user.name"),
+            "appcache", app, "output", "coomr-locs.log"));
+      }
+      Files.createFile(flags.resolve(StallingWordCount.GO));
+      Counters coomr = pair.get(5, TimeUnit.MINUTES).get(Pair.COOMR);
+      String all = summary(coomr);
+      assertEquals(2, get(coomr, CoomrCounter.POOL_OUTPUTS), all);
+      assertEquals(0, coomr.findCounter(JobCounter.NUM_FAILED_MAPS).getValue(), all);
+      assertTrue(log.getOutput().contains("cannot write out " + job), log.getOutput());
+      assertTrue(log.getOutput().contains("creating LOCS log"), log.getOutput());
+    } finally {
+      log.stopCapturing();
+    }
+  }
+
+  private static String[] localDirs() {
+    return CLUSTER.getMrCluster().getNodeManager(0).getConfig()
+        .get("yarn.nodemanager.local-dirs").replace("file:", "").split(",");
+  }
+
   private static List<java.nio.file.Path> locsLogs() throws IOException {
-    String dirs = CLUSTER.getMrCluster().getNodeManager(0).getConfig()
-        .get("yarn.nodemanager.local-dirs");
     List<java.nio.file.Path> logs = new java.util.ArrayList<>();
-    for (String dir : dirs.split(",")) {
-      try (Stream<java.nio.file.Path> files = Files.walk(Paths.get(dir.replace("file:", "")))) {
+    for (String dir : localDirs()) {
+      try (Stream<java.nio.file.Path> files = Files.walk(Paths.get(dir))) {
         files.filter(f -> f.getFileName().toString().equals("coomr-locs.log")).forEach(logs::add);
       } catch (java.io.UncheckedIOException e) {
         // a container's dir went while we walked
@@ -312,12 +355,15 @@ class TestCoomrJobs {
   }
 
   /**
-   * WordCount without a combiner, 2 reduces, whose first attempt of map 0 in the CooMR job,
-   * after collecting all its records (all but its last spill are in the pool by then), says
-   * so in the flags dir and waits there until the test says go (at most three minutes).
+   * WordCount without a combiner, 2 reduces, whose first attempt of map 0 (of every map, with
+   * {@link #ALL}) in the CooMR job, after collecting all its records (all but its last spill
+   * are in the pool by then, its output not yet), says so in the flags dir (map 0: the file
+   * {@link #WAITING}, holding the job id) and waits there until the test says go (at most
+   * three minutes).
    */
   public static final class StallingWordCount extends Configured implements Tool {
     static final String FLAGS = "coomr.test.flags.dir";
+    static final String ALL = "coomr.test.stall.all";
     static final String WAITING = "waiting";
     static final String GO = "go";
 
@@ -327,11 +373,14 @@ class TestCoomrJobs {
         TaskAttemptID id = ctx.getTaskAttemptID();
         boolean coomr = ctx.getConfiguration()
             .get(MRJobConfig.MAP_OUTPUT_COLLECTOR_CLASS_ATTR, "").contains("Coomr");
-        if (!coomr || id.getTaskID().getId() != 0 || id.getId() != 0) {
+        int task = id.getTaskID().getId();
+        boolean all = ctx.getConfiguration().getBoolean(ALL, false);
+        if (!coomr || (task != 0 && !all) || id.getId() != 0) {
           return;
         }
         java.nio.file.Path flags = Paths.get(ctx.getConfiguration().get(FLAGS));
-        Files.createFile(flags.resolve(WAITING));
+        Files.writeString(flags.resolve(task == 0 ? WAITING : WAITING + "-" + task),
+            id.getJobID().toString());
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
         while (!Files.exists(flags.resolve(GO))) {
           if (System.nanoTime() > deadline) {
