@@ -216,12 +216,7 @@ class TestCoomrJobs {
     Path in = new Path("/killed/in");
     ZipfText.writeFiles(CLUSTER.getFileSystem(), in, new int[] {3 << 20, 1 << 20}, 19);
     java.nio.file.Path flags = Files.createDirectories(TMP.resolve("killed-flags"));
-    ExecutorService runner = Executors.newSingleThreadExecutor();
-    Future<Map<Pair, Counters>> pair = runner.submit(() ->
-        runPair(StallingWordCount::new, out -> new String[] {"-D", StallingWordCount.FLAGS + "="
-            + flags, in.toString(), out.toString()}, "/killed", SOCKET.toString()));
-    runner.shutdown(); // its one task still runs; the thread ends with it
-    awaitFile(flags.resolve(StallingWordCount.WAITING), pair);
+    Future<Map<Pair, Counters>> pair = startStalled(in, "/killed", flags);
     ProcessHandle dead = coordinatorProcess(false).orElseThrow();
     dead.destroyForcibly();
     assertTrue(dead.onExit().get(10, TimeUnit.SECONDS) != null);
@@ -249,13 +244,8 @@ class TestCoomrJobs {
     Path in = new Path("/locs/in");
     ZipfText.writeFiles(CLUSTER.getFileSystem(), in, new int[] {2 << 20, 2 << 20}, 31);
     java.nio.file.Path flags = Files.createDirectories(TMP.resolve("locs-flags"));
-    ExecutorService runner = Executors.newSingleThreadExecutor();
-    Future<Map<Pair, Counters>> pair = runner.submit(() ->
-        runPair(StallingWordCount::new, out -> new String[] {"-D", StallingWordCount.FLAGS + "="
-            + flags, "-D", MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART + "=1.0",
-            in.toString(), out.toString()}, "/locs", SOCKET.toString()));
-    runner.shutdown(); // its one task still runs; the thread ends with it
-    awaitFile(flags.resolve(StallingWordCount.WAITING), pair);
+    Future<Map<Pair, Counters>> pair = startStalled(in, "/locs", flags,
+        MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART + "=1.0");
     // Map 1's output is in a log once the log exists and map 1's dir has left the pool.
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
     while (locsLogs().isEmpty() || inPool("_m_000001_0")) {
@@ -284,13 +274,8 @@ class TestCoomrJobs {
     java.nio.file.Path flags = Files.createDirectories(TMP.resolve("nolog-flags"));
     LogCapturer log = LogCapturer.captureLogs(LoggerFactory.getLogger(SupervisedDaemon.class));
     try {
-      ExecutorService runner = Executors.newSingleThreadExecutor();
-      Future<Map<Pair, Counters>> pair = runner.submit(() ->
-          runPair(StallingWordCount::new, out -> new String[] {"-D", StallingWordCount.FLAGS
-              + "=" + flags, "-D", StallingWordCount.ALL + "=true", in.toString(),
-              out.toString()}, "/nolog", SOCKET.toString()));
-      runner.shutdown(); // its one task still runs; the thread ends with it
-      awaitFile(flags.resolve(StallingWordCount.WAITING), pair);
+      Future<Map<Pair, Counters>> pair = startStalled(in, "/nolog", flags,
+          StallingWordCount.ALL + "=true");
       String job = Files.readString(flags.resolve(StallingWordCount.WAITING));
       String app = "application_" + job.substring("job_".length());
       for (String dir : localDirs()) {
@@ -332,6 +317,27 @@ class TestCoomrJobs {
     } catch (java.io.UncheckedIOException e) {
       return true; // a dir went while we walked: look again
     }
+  }
+
+  /**
+   * Starts the StallingWordCount pair over {@code in} (with these more -D options) in the
+   * background, and returns once map 0 of the CooMR job waits for the test to say go.
+   */
+  private static Future<Map<Pair, Counters>> startStalled(Path in, String base,
+      java.nio.file.Path flags, String... options) throws Exception {
+    List<String> args = new java.util.ArrayList<>(List.of("-D",
+        StallingWordCount.FLAGS + "=" + flags));
+    for (String o : options) {
+      args.add("-D");
+      args.add(o);
+    }
+    ExecutorService runner = Executors.newSingleThreadExecutor();
+    Future<Map<Pair, Counters>> pair = runner.submit(() -> runPair(StallingWordCount::new,
+        out -> Stream.concat(args.stream(), Stream.of(in.toString(), out.toString()))
+            .toArray(String[]::new), base, SOCKET.toString()));
+    runner.shutdown(); // its one task still runs; the thread ends with it
+    awaitFile(flags.resolve(StallingWordCount.WAITING), pair);
+    return pair;
   }
 
   /** The running coordinator of the cluster's NodeManager, restarted with --recover or not. */
