@@ -695,19 +695,22 @@ std::vector<bool> Coordinator::AppendToLog(const Batch& batch, std::vector<std::
     if (!data[i].Map(o.pool_data, &(*errors)[i])) continue;
     auto [task, attempt] = TaskNumbers(key.second);
     size_t first = buckets.size();
-    for (uint32_t p = 0; p < indexes[i].partitions(); p++) {
+    readable[i] = true;
+    for (uint32_t p = 0; readable[i] && p < indexes[i].partitions(); p++) {
       IndexRecord r;
       indexes[i].Get(p, &r);
-      if (r.part_length > data[i].size() || r.start_offset > data[i].size() - r.part_length) {
+      readable[i] =
+          r.part_length <= data[i].size() && r.start_offset <= data[i].size() - r.part_length;
+      if (readable[i]) {
+        buckets.push_back({task, attempt, p, r.raw_length, data[i].bytes() + r.start_offset,
+                           static_cast<size_t>(r.part_length)});
+      } else {
         (*errors)[i] = o.pool_index + ": partition " + std::to_string(p) + " past the data's end";
         buckets.resize(first);
-        break;
       }
-      buckets.push_back({task, attempt, p, r.raw_length, data[i].bytes() + r.start_offset,
-                         static_cast<size_t>(r.part_length)});
     }
-    readable[i] = buckets.size() > first || indexes[i].partitions() == 0;
   }
+  if (buckets.empty()) return ok;  // nothing readable: no empty repository, no log
   try {
     auto log = logs_.find(path);
     if (log == logs_.end()) {
