@@ -2,7 +2,7 @@
 """One testbed preset's whole matrix: stock calibration, then the feature A/B runs.
 
   testbed_matrix.py --testbed NAME [--out DIR] [-n PAIRS] [--warmup N] [--size-scale F]
-                    [--steps STEP,...] [--dry-run]
+                    [--rate-scale F|inf] [--steps STEP,...] [--workloads W,...] [--dry-run]
 
 Steps (see dev-support/TESTBEDS.md for the sizes):
   every preset  calibration-terasort, -wordcount, -grep: two stock runs each (ab.py, stock vs
@@ -24,7 +24,11 @@ Steps (see dev-support/TESTBEDS.md for the sizes):
                 the cluster's default: the whole of CooMR);
                 coomr-{1,2,4}maps-terasort: stock vs CooMR with k maps per node at once (Fig. 8;
                 maps_per_node_chart.py plots them)
-The feature drivers bring up their own cluster; HACC_TESTBED=NAME makes it the preset's.
+The feature drivers bring up their own cluster; HACC_TESTBED=NAME makes it the preset's, and
+HACC_EMU_ARGS carries --cluster-args and --rate-scale's rates to it.
+--rate-scale F multiplies the preset's link and disk rates by F, CPU unchanged: the I/O
+dilation becomes D/F (TESTBEDS.md), the axis of the gain-vs-I/O-boundness sweep
+(sweep_chart.py); inf lifts the link and disk limits, as on the unthrottled cluster.
 Every run, stock and feature, gets the preset's JOB_ARGS (the seed's reduce count: 2 per node
 for jbs and coomr).
 
@@ -41,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shlex
 import subprocess
@@ -195,6 +200,35 @@ def scaled(size: str, f: float) -> str:
     units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
     n = float(size[:-1]) * units[size[-1]] if size[-1] in units else float(size)
     return f"{max(1, round(n * f / (1 << 20)))}m"
+
+
+RATE_KNOBS = ("bw", "disk-read-bw", "disk-write-bw")
+
+
+def scaled_rate(value: str, f: float) -> str:
+    """A rate knob ("23mbit", "4.5m", per-worker lists) times f; "none" when f is infinite."""
+    if math.isinf(f) or value == "none":
+        return "none"
+    out = []
+    for v in value.split(","):
+        suffix = "bit" if v.endswith("bit") else ""
+        v = v.removesuffix("bit")
+        unit = v[-1] if v[-1] in "kmg" else ""
+        n = float(v.rstrip("kmg")) * f
+        out.append(f"{n:.4g}{unit}{suffix}")
+    return ",".join(out)
+
+
+def rate_args(knobs: dict[str, str], f: float) -> list[str]:
+    """`emu-cluster up` options that scale the preset's link and disk rates by f."""
+    if f == 1:
+        return []
+    return [
+        x
+        for k in RATE_KNOBS
+        if k in knobs
+        for x in (f"--{k}", scaled_rate(knobs[k], f))
+    ]
 
 
 def preset(name: str) -> dict[str, str]:
@@ -398,7 +432,16 @@ def main() -> int:
         default=1.0,
         help="multiplies every input size (a quick pass: 0.1)",
     )
+    ap.add_argument(
+        "--rate-scale",
+        type=float,
+        default=1.0,
+        help="multiplies the preset's link and disk rates (inf: no limits); CPU unchanged",
+    )
     ap.add_argument("--steps", default="", help="only these steps (comma list)")
+    ap.add_argument(
+        "--workloads", default="", help="only these workloads in the feature steps (comma list)"
+    )
     for extra, what in (
         ("--job-args", "more job options for both arms (e.g. the same slowstart)"),
         ("--feature-args", "more job options for the feature arm of every feature step run "
@@ -416,9 +459,22 @@ def main() -> int:
     out = (args.out or REPO / "target/testbed" / tb).resolve()
     sizes = {w: scaled(s, args.size_scale) for w, s in SIZES[tb].items()}
     knobs = preset(tb)
+    cluster_args = rate_args(knobs, args.rate_scale) + shlex.split(args.cluster_args)
+    knobs.update(
+        {k: scaled_rate(v, args.rate_scale) for k, v in knobs.items() if k in RATE_KNOBS}
+    )
     job_args = f"{JOB_ARGS[tb]} {args.job_args}".strip()
+
+    def chosen(workloads) -> list[str]:
+        """--workloads' subset of a feature step's workloads, in their order."""
+        want = set(args.workloads.split(",")) if args.workloads else None
+        return [w for w in workloads if want is None or w in want]
+
     gen_args = f"{GEN_ARGS.get(tb, '')} {args.gen_args}".strip()
-    env = dict(os.environ, HACC_TESTBED=tb, JOB_ARGS=job_args)  # JOB_ARGS: jbs_ab.sh's
+    # JOB_ARGS: jbs_ab.sh's; HACC_EMU_ARGS: emu-cluster's, for the drivers' own clusters.
+    env = dict(
+        os.environ, HACC_TESTBED=tb, JOB_ARGS=job_args, HACC_EMU_ARGS=shlex.join(cluster_args)
+    )
     ab = [
         sys.executable,
         str(HERE / "ab.py"),
@@ -459,19 +515,18 @@ def main() -> int:
             )
         )
     if tb == "jbs":
-        for bw in (
-            knobs["bw"],
-            subprocess.run(
-                ["bash", "-c", f". {REPO}/dev-support/lib/testbeds.sh; echo $TESTBED_10GIGE_BW"],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout.strip(),
-        ):
-            for size in sorted({sizes[w] for w in JBS_WORKLOADS}):
+        ten_gige = subprocess.run(
+            ["bash", "-c", f". {REPO}/dev-support/lib/testbeds.sh; echo $TESTBED_10GIGE_BW"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        # The preset's 1 GigE and 10 GigE, re-rated (one "none" when the links are unlimited).
+        for bw in dict.fromkeys((knobs["bw"], scaled_rate(ten_gige, args.rate_scale))):
+            for size in sorted({sizes[w] for w in chosen(JBS_WORKLOADS)}):
                 todo = [
                     w
-                    for w in JBS_WORKLOADS
+                    for w in chosen(JBS_WORKLOADS)
                     if sizes[w] == size and not (out / "jbs" / bw / w / "results.json").exists()
                 ]
                 steps.append(
@@ -506,7 +561,7 @@ def main() -> int:
                     "--warmup",
                     str(args.warmup),
                     "--workloads",
-                    "grep,wordcount",
+                    ",".join(chosen(("grep", "wordcount"))),
                     "--drop-caches",
                     "--out",
                     str(d),
@@ -539,7 +594,7 @@ def main() -> int:
     }
     for feature, feature_args, workloads, *both in ab_features.get(tb, []):
         arm_args = " ".join([job_args, *both])
-        for w in workloads:
+        for w in chosen(workloads):
             d = out / f"{feature}-{w}"
             steps.append(
                 (
@@ -595,7 +650,7 @@ def main() -> int:
                     [str(EMU), "up", "--testbed", tb, "--work-dir", str(WORK)]
                     + (PSP_CLUSTER + JBS_CLUSTER if tb == "xie-psp" else [])
                     + (COOMR_CLUSTER if tb == "coomr" else [])
-                    + shlex.split(args.cluster_args),
+                    + cluster_args,
                     check=True,
                 )
                 up = True

@@ -70,3 +70,15 @@ def test_utilisation_over_a_jobs_span(tmp_path):
     assert "| 8.0 | 40 | 20 | 500 | 200 | 200 |" in (step / "utilisation.md").read_text()
     assert abs(n["cpu_cores"] - 0.3) < 1e-9
     assert "| node1 | 0.30 | 5.0 (50 %)" in (step / "utilisation.md").read_text()
+
+
+def test_rate_scale_divides_the_io_dilation():
+    knobs = {"cpu": "0.3", "bw": "23mbit", "disk-read-bw": "4.5m", "disk-write-bw": "40m,20m"}
+    assert tm.rate_args(knobs, 1) == []
+    assert tm.rate_args(knobs, 4) == [
+        "--bw", "92mbit", "--disk-read-bw", "18m", "--disk-write-bw", "160m,80m"
+    ]
+    assert tm.rate_args(knobs, float("inf")) == [
+        "--bw", "none", "--disk-read-bw", "none", "--disk-write-bw", "none"
+    ]
+    assert tm.scaled_rate("none", 4) == "none"
