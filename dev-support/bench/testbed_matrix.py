@@ -534,7 +534,8 @@ def main() -> int:
                         f"jbs-{bw}-{size}",
                         not todo,
                         False,
-                        [str(driver("jbs_ab.sh")), str(out / "jbs"), size, str(args.pairs), bw]
+                        [str(driver("jbs_ab.sh")), "--warmup", str(args.warmup), str(out / "jbs")]
+                        + [size, str(args.pairs), bw]
                         + todo,
                     )
                 )

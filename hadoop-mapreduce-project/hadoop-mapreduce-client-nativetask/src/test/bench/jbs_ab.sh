@@ -4,8 +4,9 @@
 # share /tmp, so each NetMerger gets its own socket path), then runs
 # one interleaved A/B of ab.py per workload: A = stock Shuffle, B = JbsShuffle.
 #   hadoop-mapreduce-project/hadoop-mapreduce-client-nativetask/src/test/bench/jbs_ab.sh \
-#     [--smoke] [--cluster-env FILE] OUT_DIR [SIZE] [PAIRS] [BW] [WORKLOADS...]
-# Defaults: 256m, 3 pairs, 1gbit, the shuffle-heavy four and the two no-gain controls.
+#     [--smoke] [--cluster-env FILE] [--warmup N] OUT_DIR [SIZE] [PAIRS] [BW] [WORKLOADS...]
+# Defaults: 256m, 3 pairs after 1 warm-up pair, 1gbit, the shuffle-heavy four and the two
+# no-gain controls.
 # --cluster-env FILE: a running emulated cluster already configured with the aux service and
 # the per-host socket (as dev-support/bin/bench-smoke brings up) instead of one of its own.
 # --smoke: ab.py's tiny run (2 MB, one pair, no warm-up) of wordcount only, no cache drops:
@@ -17,11 +18,12 @@
 # Needs root and a tarball built with -Pdist,native. Reports: OUT_DIR/<bw>/<workload>/report.md;
 # the reason of any reduce that fell back to stock: OUT_DIR/<bw>/fallbacks.log.
 set -euo pipefail
-smoke= env_file=
+smoke= env_file= warmup=1
 while [[ ${1:-} == --* ]]; do
   case $1 in
     --smoke) smoke=1; shift ;;
     --cluster-env) env_file=$2; shift 2 ;;
+    --warmup) warmup=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -31,7 +33,7 @@ workloads=("$@")
 [[ ${#workloads[@]} -gt 0 ]] || workloads=(terasort selfjoin invertedindex adjacencylist wordcount grep)
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../../.." && pwd)
 [[ -d $root/dev-support/bench/hacbench ]] || { echo "no shared harness under $root/dev-support/bench" >&2; exit 1; }
-run_args=(--size "$size" -n "$n" --drop-caches)
+run_args=(--size "$size" -n "$n" --warmup "$warmup" --drop-caches)
 [[ -z $smoke ]] || { run_args=(--smoke --no-probes); workloads=(wordcount); }
 emu=$root/dev-support/bin/emu-cluster
 own=
