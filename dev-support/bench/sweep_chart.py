@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A feature's speed-up against the I/O dilation of the cluster (issue 20's sweep chart).
+"""A feature's speed-up against the I/O dilation of the cluster: the testbed sweep chart.
 
   sweep_chart.py --title T --out DIR --seed-point "LABEL=D" ... POINT ...
   POINT = D=RESULTS_JSON   (D: the link and disk dilation of the run, 0 for no limits)
