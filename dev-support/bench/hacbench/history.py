@@ -21,6 +21,15 @@ COUNTERS = [
     "TOTAL_LAUNCHED_MAPS",
     "TOTAL_LAUNCHED_REDUCES",
 ]
+# Reduce-side values of these (a job counter's reduceCounterValue) profile the reduce merge:
+# how many times each shuffled byte and record is written to local disk (CooMR's Table 1).
+REDUCE_COUNTERS = [
+    "FILE_BYTES_READ",
+    "FILE_BYTES_WRITTEN",
+    "SPILLED_RECORDS",
+    "MERGED_MAP_OUTPUTS",
+    "REDUCE_INPUT_RECORDS",
+]
 # Counter groups that are stock Hadoop's; counters of any other group are feature counters.
 STOCK_GROUPS = (
     "org.apache.hadoop.mapreduce.FileSystemCounter",
@@ -66,12 +75,15 @@ def job_facts(fetch: Fetch, job_id: str) -> dict:
     base = f"/ws/v1/history/mapreduce/jobs/{job_id}"
     job = fetch(base)["job"]
     counters: dict[str, float] = {}
+    reduce_side: dict[str, float] = {}
     feature: dict[str, float] = {}
     for group in _list(fetch(base + "/counters")["jobCounters"].get("counterGroup")):
         for c in _list(group.get("counter")):
             name, total = c["name"], c["totalCounterValue"]
             if group["counterGroupName"] in STOCK_GROUPS:
                 counters[name] = counters.get(name, 0) + total
+                if name in REDUCE_COUNTERS and "reduceCounterValue" in c:
+                    reduce_side[name] = reduce_side.get(name, 0) + c["reduceCounterValue"]
             else:
                 feature[f"{group['counterGroupName']}.{name}"] = total
 
@@ -108,6 +120,7 @@ def job_facts(fetch: Fetch, job_id: str) -> dict:
         "counters": {k: counters.get(k) for k in COUNTERS},
         # The reduce side's own CPU: the job counter sums maps and reduces.
         "reduce_cpu_s": reduce_cpu_ms / 1000,
+        "reduce_counters": {k: reduce_side[k] for k in REDUCE_COUNTERS if k in reduce_side},
         "feature_counters": feature,
         "timeline": sorted(timeline, key=lambda x: x["finish"]),
         "job_start": job["startTime"],

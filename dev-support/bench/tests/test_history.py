@@ -14,7 +14,12 @@ def fake_history():
                     {
                         "counterGroupName": "org.apache.hadoop.mapreduce.TaskCounter",
                         "counter": [
-                            {"name": "SPILLED_RECORDS", "totalCounterValue": 40},
+                            {
+                                "name": "SPILLED_RECORDS",
+                                "totalCounterValue": 40,
+                                "mapCounterValue": 25,
+                                "reduceCounterValue": 15,
+                            },
                             {"name": "REDUCE_SHUFFLE_BYTES", "totalCounterValue": 1234},
                         ],
                     },
@@ -92,5 +97,7 @@ def test_phases_counters_and_timeline():
     assert f["counters"]["DATA_LOCAL_MAPS"] == 2
     assert f["counters"]["FILE_BYTES_READ"] is None  # absent stays absent, not 0
     assert f["feature_counters"] == {"Kism.VALUE_BYTES_WRITTEN": 0}
+    # reduce-side values where the page gives them, nothing invented where it does not
+    assert f["reduce_counters"] == {"SPILLED_RECORDS": 15}
     assert f["reduce_cpu_s"] == 2.5  # the reduce task's counter, not the job's (maps + reduces)
     assert [t["finish"] for t in f["timeline"]] == [6000, 8000, 20000]
