@@ -17,6 +17,8 @@ import json
 import statistics
 from pathlib import Path
 
+from hacbench.stats import measured_by_arm
+
 KS = (1, 2, 4)
 
 
@@ -28,11 +30,7 @@ def mean_map_s(run: dict) -> float:
 def per_k(results: dict) -> dict:
     """Mean map s of each measured run of A (stock) and B (the feature), in run order, and
     the pairs' ratios."""
-    arms: dict[str, list[float]] = {"A": [], "B": []}
-    for run in results["runs"]:
-        if not run["warmup"]:
-            arms[run["config"]].append(mean_map_s(run))
-    a, b = arms["A"], arms["B"]
+    a, b = measured_by_arm(results, mean_map_s)
     return {"stock": a, "feature": b, "ratios": [y / x for x, y in zip(a, b)]}
 
 

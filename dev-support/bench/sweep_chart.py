@@ -18,14 +18,12 @@ import json
 import statistics
 from pathlib import Path
 
+from hacbench.stats import measured_by_arm
+
 
 def speedup(results: dict) -> dict:
     """Stock/feature job time: of the medians, and of each measured pair (in run order)."""
-    arms: dict[str, list[float]] = {"A": [], "B": []}
-    for run in results["runs"]:
-        if not run["warmup"]:
-            arms[run["config"]].append(run["job"]["job_s"])
-    a, b = arms["A"], arms["B"]
+    a, b = measured_by_arm(results, lambda run: run["job"]["job_s"])
     if not a or not b:
         raise SystemExit("a point without measured runs of both arms")
     pairs = [x / y for x, y in zip(a, b)]

@@ -6,6 +6,16 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 
+def measured_by_arm(results: dict, value) -> tuple[list[float], list[float]]:
+    """value(run) of each measured (non-warm-up) run of an ab.py results.json, per arm in run
+    order: (A's, B's), so that the i-th of each are the i-th interleaved pair."""
+    arms: dict[str, list[float]] = {"A": [], "B": []}
+    for run in results["runs"]:
+        if not run["warmup"]:
+            arms[run["config"]].append(value(run))
+    return arms["A"], arms["B"]
+
+
 @dataclass(frozen=True)
 class Spread:
     median: float
