@@ -70,6 +70,31 @@ def _task_counter(page: dict, name: str) -> float:
     return 0
 
 
+# Why a reduce attempt other than the successful one ended, from its diagnostics (the MR AM's
+# texts: RMContainerAllocator.RAMPDOWN_DIAGNOSTIC, TaskImpl's "Speculation: " kills).
+ATTEMPT_CAUSES = (("preempted", "Reducer preempted"), ("speculation", "Speculation: "))
+
+
+def reduce_attempts(fetch: Fetch, base: str, tasks: list[dict]) -> dict[str, int]:
+    """Reduce attempts launched, and those that did not succeed by cause: preempted for maps,
+    killed as a speculation's loser, failed, or killed otherwise."""
+    kinds = {"launched": 0, "preempted": 0, "speculation": 0, "failed": 0, "killed_other": 0}
+    for t in tasks:
+        if t["type"] != "REDUCE":
+            continue
+        page = fetch(f"{base}/tasks/{t['id']}/attempts").get("taskAttempts") or {}
+        for a in _list(page.get("taskAttempt")):
+            kinds["launched"] += 1
+            if a["state"] == "SUCCEEDED":
+                continue
+            diag = a.get("diagnostics") or ""
+            cause = next((k for k, text in ATTEMPT_CAUSES if text in diag), None)
+            if cause is None:
+                cause = "failed" if a["state"] == "FAILED" else "killed_other"
+            kinds[cause] += 1
+    return kinds
+
+
 def job_facts(fetch: Fetch, job_id: str) -> dict:
     """Phase times (s), counters and a task timeline for one finished job."""
     base = f"/ws/v1/history/mapreduce/jobs/{job_id}"
@@ -120,6 +145,7 @@ def job_facts(fetch: Fetch, job_id: str) -> dict:
         "counters": {k: counters.get(k) for k in COUNTERS},
         # The reduce side's own CPU: the job counter sums maps and reduces.
         "reduce_cpu_s": reduce_cpu_ms / 1000,
+        "reduce_attempts": reduce_attempts(fetch, base, tasks),
         "reduce_counters": {k: reduce_side[k] for k in REDUCE_COUNTERS if k in reduce_side},
         "feature_counters": feature,
         "timeline": sorted(timeline, key=lambda x: x["finish"]),

@@ -61,6 +61,8 @@ def run_metrics(run: dict) -> dict:
             m[f"{p}_s"] = v
         for c, v in job["counters"].items():
             m[c] = v
+        for c, v in job.get("reduce_attempts", {}).items():
+            m[f"reduce_attempts_{c}"] = v
         for c, v in job.get("reduce_counters", {}).items():
             m[f"reduce_{c}"] = v
         if "reduce_cpu_s" in job:

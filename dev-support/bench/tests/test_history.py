@@ -71,6 +71,23 @@ def fake_history():
                 "finishTime": 20000,
             }
         },
+        base + "/tasks/t_r_0/attempts": {
+            "taskAttempts": {
+                "taskAttempt": [
+                    {
+                        "id": "a_r_0_0",
+                        "state": "KILLED",
+                        "diagnostics": "Reducer preempted to make room for pending map attempts",
+                    },
+                    {"id": "a_r_0", "state": "SUCCEEDED", "diagnostics": ""},
+                    {
+                        "id": "a_r_0_2",
+                        "state": "KILLED",
+                        "diagnostics": "Speculation: a_r_0 succeeded first!",
+                    },
+                ]
+            }
+        },
         base + "/tasks/t_r_0/counters": {
             "jobTaskCounters": {
                 "id": "t_r_0",
@@ -100,4 +117,11 @@ def test_phases_counters_and_timeline():
     # reduce-side values where the page gives them, nothing invented where it does not
     assert f["reduce_counters"] == {"SPILLED_RECORDS": 15}
     assert f["reduce_cpu_s"] == 2.5  # the reduce task's counter, not the job's (maps + reduces)
+    assert f["reduce_attempts"] == {
+        "launched": 3,
+        "preempted": 1,
+        "speculation": 1,
+        "failed": 0,
+        "killed_other": 0,
+    }
     assert [t["finish"] for t in f["timeline"]] == [6000, 8000, 20000]
