@@ -38,6 +38,8 @@ def merge_profile(job: dict) -> dict | None:
 def rows(out: Path) -> list[dict]:
     table = []
     for step in sorted(out.glob("calibration-*")):
+        if not (step / "results.json").exists():  # a step interrupted before its report
+            continue
         results = json.loads((step / "results.json").read_text())
         util_file = step / "utilisation.json"
         util = json.loads(util_file.read_text()) if util_file.exists() else []

@@ -57,6 +57,7 @@ def test_rows_pair_runs_with_their_utilisation_and_profile_the_merge(tmp_path):
             }
         ],
     )
+    (tmp_path / "calibration-grep" / "logs").mkdir(parents=True)  # interrupted: skipped
     rows = calibration_table.rows(tmp_path)
     assert [r["job_s"] for r in rows] == [100.0, 110.0]  # the warm-up is left out
     a, b = rows
