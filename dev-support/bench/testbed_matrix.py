@@ -564,6 +564,7 @@ def main() -> int:
                     "--workloads",
                     ",".join(chosen(("grep", "wordcount"))),
                     "--drop-caches",
+                    f"--job-args={job_args}",
                     "--out",
                     str(d),
                 ],

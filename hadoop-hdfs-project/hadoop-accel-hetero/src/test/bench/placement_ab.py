@@ -6,7 +6,7 @@ and by computing-ratio profiles, then Grep and WordCount A/B (ab.py) on each pla
                   [--cpu 1.0,0.5,0.3,0.3,0.3] [--bw 1gbit] [--size 512m] [--block 16m]
                   [-n 3] [--warmup 1] [--workloads grep,wordcount] [--also even,all-in-c]
                   [--ratios nominal|FILE] [--emu-conf NAME=VALUE@FILE]...
-                  [--out DIR] [--keep-cluster] [--drop-caches]
+                  [--job-args OPTIONS] [--out DIR] [--keep-cluster] [--drop-caches]
                   [--cluster-env FILE] [--smoke]
 
 Brings up `emu-cluster` with one worker per CPU share, replication 1 and the placement policy on
@@ -25,6 +25,8 @@ placement, ab.py stock vs that one (one pair). Writes OUT/README.md (summary), O
 --cluster-env FILE: a running emulated cluster (one worker per --cpu share) already started with
 the policy, replication 1 and hadoop.accel.hetero.profiles.file=<its work dir>/hetero-profiles.conf
 (as dev-support/bin/bench-smoke brings up); it is left running.
+--job-args OPTIONS: job options for both arms of every comparison (e.g.
+-Dmapreduce.map.speculative=false, so that data-local maps count original attempts only).
 --drop-caches: ab.py drops the page cache before every run (a testbed's measurement: the nodes
 then read their input from their throttled disks).
 --smoke: 2 MB in 1 MB blocks, grep only, one pair, no warm-up (what CI runs).
@@ -100,6 +102,7 @@ def main() -> int:
     )
     ap.add_argument("--ratios", default="nominal")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--job-args", default="", help="job options for both arms")
     ap.add_argument(
         "--emu-conf",
         action="append",
@@ -219,6 +222,8 @@ def main() -> int:
                     "--warmup",
                     str(warmup),
                     "--no-probes",
+                    f"--a-args={args.job_args}",
+                    f"--b-args={args.job_args}",
                     "--out",
                     str(dest),
                 ]
@@ -264,7 +269,8 @@ def summary(args, shares, nodes, lay, rows) -> str:
         f"- cluster: emulated {len(shares)} nodes, CPU shares {args.cpu}, {args.bw} links, "
         "replication 1, "
         f"block size {args.block}" + "".join(f", `{kv}`" for kv in args.emu_conf),
-        f"- input: {args.size} of generated text; ratios: {args.ratios}",
+        f"- input: {args.size} of generated text; ratios: {args.ratios}; "
+        f"job options (both arms): `{args.job_args or 'none'}`",
         f"- command: `{' '.join(sys.argv)}`",
         "",
         "## Blocks per node",
