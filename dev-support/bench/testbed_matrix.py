@@ -2,7 +2,8 @@
 """One testbed preset's whole matrix: stock calibration, then the feature A/B runs.
 
   testbed_matrix.py --testbed NAME [--out DIR] [-n PAIRS] [--warmup N] [--size-scale F]
-                    [--rate-scale F|inf] [--steps STEP,...] [--workloads W,...] [--dry-run]
+                    [--rate-scale F|inf] [--steps STEP,...] [--workloads W,...] [--placements P,...]
+                    [--dry-run]
 
 Steps (see dev-support/TESTBEDS.md for the sizes):
   every preset  calibration-terasort, -wordcount, -grep: two stock runs each (ab.py, stock vs
@@ -10,6 +11,7 @@ Steps (see dev-support/TESTBEDS.md for the sizes):
   jbs           jbs-<rate>: jbs_ab.sh at the preset's 1 GigE and 10 GigE link rates, TeraSort,
                 SelfJoin, InvertedIndex, AdjacencyList
   xie-hetero    placement: placement_ab.py, Grep and WordCount on stock vs ratio placement
+                (--placements even,all-in-c: each also once against stock, as in seed Fig. 3.3)
   xie-psp       psp-grep, psp-wordcount: ab.py stock vs PSP on one text input (the preset's
                 cluster runs PSP's prefetcher plugin on every DataNode, idle for stock jobs);
                 preshuffle-wordcount, preshuffle-sort: ab.py stock vs Preshuffle;
@@ -452,6 +454,12 @@ def main() -> int:
     ):
         ap.add_argument(extra, default="", metavar="OPTIONS", help=what)
     ap.add_argument(
+        "--placements",
+        default="",
+        help="xie-hetero: more placements each compared once with stock (placement_ab.py --also: "
+        "even, all-in-c)",
+    )
+    ap.add_argument(
         "--dry-run", action="store_true", help="print the steps, their commands and what is done"
     )
     args = ap.parse_args()
@@ -565,6 +573,7 @@ def main() -> int:
                     ",".join(chosen(("grep", "wordcount"))),
                     "--drop-caches",
                     f"--job-args={job_args}",
+                    f"--also={args.placements}",
                     "--out",
                     str(d),
                 ],
