@@ -128,6 +128,10 @@ def job_facts(fetch: Fetch, job_id: str) -> dict:
             fetch(f"{base}/tasks/{t['id']}/counters"), "CPU_MILLISECONDS"
         )
 
+    # Where each AM attempt ran: on a worker under a small CPU quota it slows that worker's maps.
+    attempts = (fetch(base + "/jobattempts").get("jobAttempts") or {}).get("jobAttempt")
+    am_hosts = [a["nodeHttpAddress"].split(":")[0] for a in _list(attempts)]
+
     maps = [x for x in timeline if x["type"] == "MAP"]
     map_phase = (
         (max(m["finish"] for m in maps) - min(m["start"] for m in maps)) / 1000 if maps else None
@@ -145,6 +149,7 @@ def job_facts(fetch: Fetch, job_id: str) -> dict:
         "counters": {k: counters.get(k) for k in COUNTERS},
         # The reduce side's own CPU: the job counter sums maps and reduces.
         "reduce_cpu_s": reduce_cpu_ms / 1000,
+        "am_hosts": am_hosts,
         "reduce_attempts": reduce_attempts(fetch, base, tasks),
         "reduce_counters": {k: reduce_side[k] for k in REDUCE_COUNTERS if k in reduce_side},
         "feature_counters": feature,

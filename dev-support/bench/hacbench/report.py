@@ -122,6 +122,12 @@ def markdown(exp: dict, comparisons: list[Comparison], probes: Optional[dict]) -
         ratio = "–" if c.ratio is None else f"{c.ratio:.3f}"
         pr = "–" if c.pair_ratios is None else f"{c.pair_ratios.min:.3f}–{c.pair_ratios.max:.3f}"
         lines.append(f"| {c.metric} | {_spread(c.a)} | {_spread(c.b)} | {ratio} | {pr} |")
+    lines += ["", "## Runs", "", "| run | job s | AM on |", "|---|---|---|"]
+    for r in exp["runs"]:
+        job = r.get("job") or {}
+        name = f"{r['config']}{r['index']}{' (warm-up)' if r['warmup'] else ''}"
+        secs = _fmt(job.get("job_s"))
+        lines.append(f"| {name} | {secs} | {', '.join(job.get('am_hosts') or []) or '–'} |")
     if probes:
         lines += ["", "## Machine limits (probes)", "", "| probe | value |", "|---|---|"]
         for k, v in probes.items():

@@ -63,6 +63,10 @@ def fake_history():
                 ]
             }
         },
+        # One AM attempt comes as a bare object, not a list.
+        base + "/jobattempts": {
+            "jobAttempts": {"jobAttempt": {"id": 1, "nodeHttpAddress": "node3:8042"}}
+        },
         base + "/tasks/t_r_0/attempts/a_r_0": {
             "taskAttempt": {
                 "startTime": 5000,
@@ -125,3 +129,4 @@ def test_phases_counters_and_timeline():
         "killed_other": 0,
     }
     assert [t["finish"] for t in f["timeline"]] == [6000, 8000, 20000]
+    assert f["am_hosts"] == ["node3"]
