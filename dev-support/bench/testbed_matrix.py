@@ -14,6 +14,8 @@ Steps (see dev-support/TESTBEDS.md for the sizes):
                 (--placements even,all-in-c: each also once against stock, as in seed Fig. 3.3)
   xie-psp       psp-grep, psp-wordcount: ab.py stock vs PSP on one text input (the preset's
                 cluster runs PSP's prefetcher plugin on every DataNode, idle for stock jobs);
+                psp-{grep,wordcount}-smallfiles: the same on 1,000 files of 1 MB, and
+                psp-combine-*: both arms with CombineTextInputFormat (64 MB splits);
                 preshuffle-wordcount, preshuffle-sort: ab.py stock vs Preshuffle;
                 jbs-sort: ab.py stock vs JBS's native pull, beside Preshuffle (the preset's
                 cluster runs JBS's aux service on every NodeManager, idle for other jobs)
@@ -74,6 +76,12 @@ PSP = (
     "-Dyarn.app.mapreduce.am.command-opts="
     "'-Xmx1024m org.apache.hadoop.mapreduce.v2.app.PspMRAppMaster'"
     " -Dhadoop.accel.psp.read.bytes.per.sec=5m"
+)
+# Small files combined into splits of up to one 64 MB block, as a user would set it.
+COMBINE = (
+    "-Dmapreduce.job.inputformat.class="
+    "org.apache.hadoop.mapreduce.lib.input.CombineTextInputFormat"
+    " -Dmapreduce.input.fileinputformat.split.maxsize=67108864"
 )
 
 # JBS beside Preshuffle on xie-psp: the aux service on every NodeManager (idle for other jobs;
@@ -164,7 +172,15 @@ JBS_SIZES = {
 }
 SIZES = {
     "xie-hetero": {"terasort": "1300m", "wordcount": "1300m", "grep": "1300m"},
-    "xie-psp": {"terasort": "1536m", "wordcount": "1536m", "grep": "1536m", "sort": "512m"},
+    "xie-psp": {
+        "terasort": "1536m",
+        "wordcount": "1536m",
+        "grep": "1536m",
+        "sort": "512m",
+        # Seed 003 ch.4's 1,000 files of 1 MB.
+        "grep-smallfiles": "1000m",
+        "wordcount-smallfiles": "1000m",
+    },
     "jbs": JBS_SIZES,
     # CooMR's seed ran the same benchmarks on the same kind of cluster.
     "coomr": JBS_SIZES,
@@ -582,7 +598,9 @@ def main() -> int:
     # Feature steps that are one ab.py A/B on the matrix's own cluster: stock vs FEATURE.
     ab_features = {
         "xie-psp": [
-            ("psp", PSP, ("grep", "wordcount")),
+            ("psp", PSP, ("grep", "wordcount", "grep-smallfiles", "wordcount-smallfiles")),
+            # What a user would try first on small files, in both arms (no target: the report's).
+            ("psp-combine", PSP, ("grep-smallfiles", "wordcount-smallfiles"), COMBINE),
             ("preshuffle", PRESHUFFLE, ("wordcount", "sort")),
             ("jbs", JBS, ("sort",)),
         ],

@@ -29,6 +29,10 @@ def _text(run: list[str], sorted_output: bool = True) -> dict:
     )
 
 
+# 1 MB files of seed-000 text, {files} of them (the same generator as InvertedIndex's input).
+SMALL_FILES = [
+    "{jar}", "gen-smallfiles", "-numFiles", "{files}", "-fileSize", "1m", "-seed", "7", "{input}"
+]
 STREAM = ["{streaming}", "-input", "{input}", "-output", "{output}"]
 # ShmStreaming's example programs from the tarball; they run over pipes, or over the rings when
 # the configuration's job options add -io shm.
@@ -51,19 +55,22 @@ WORKLOADS = {
         Workload("sort", **_text(["{jar}", "sort", "{input}", "{output}"])),
         Workload(
             "invertedindex",
-            generate=[
-                "{jar}",
-                "gen-smallfiles",
-                "-numFiles",
-                "{files}",
-                "-fileSize",
-                "1m",
-                "-seed",
-                "7",
-                "{input}",
-            ],
+            generate=SMALL_FILES,
             run=["{jar}", "invertedindex", "{input}", "{output}"],
             sizes={"files": lambda size: max(1, size // MB)},
+        ),
+        # Seed 003 ch.4's small-file case: 1 MB files, one per MB of --size (1,000 for 1000m).
+        *(
+            Workload(
+                f"{job}-smallfiles",
+                generate=SMALL_FILES,
+                run=run,
+                sizes={"files": lambda size: max(1, size // MB)},
+            )
+            for job, run in (
+                ("grep", ["{jar}", "grep", "-nosort", "{input}", "{output}", "[a-d][a-z]*e"]),
+                ("wordcount", ["{jar}", "wordcount", "-combiner", "{input}", "{output}"]),
+            )
         ),
         Workload(
             "adjacencylist",

@@ -82,3 +82,11 @@ def test_rate_scale_divides_the_io_dilation():
         "--bw", "none", "--disk-read-bw", "none", "--disk-write-bw", "none"
     ]
     assert tm.scaled_rate("none", 4) == "none"
+
+
+def test_every_preset_size_is_a_known_workload():
+    from hacbench.workloads import WORKLOADS
+
+    for preset, sizes in tm.SIZES.items():
+        unknown = set(sizes) - set(WORKLOADS)
+        assert not unknown, f"{preset}: {unknown}"
