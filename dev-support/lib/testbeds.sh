@@ -37,6 +37,13 @@ two_map_slots() {
   )
 }
 
+# Hadoop 0.20 ran its JobTracker on the master, not in a worker's slot: every MapReduce AM on
+# the master's own NodeManager (emu-cluster --am-node master). The AM needs bursts of CPU that
+# the presets' 0.3-core master cannot give (it starved there; about 0.15 core on average at 0.6).
+am_on_master() {
+  am_node=master master_cpu=0.6
+}
+
 # testbed_apply NAME: the preset's knobs (emu-cluster's variables) and site settings.
 testbed_apply() {
   testbed=$1
@@ -49,6 +56,7 @@ testbed_apply() {
       disk_read=43m disk_write=40m memory=3412m vcores=4
       testbed_common
       two_map_slots
+      am_on_master
       extra+=("dfs.blocksize=64m@hdfs-site.xml")
       ;;
     xie-psp)
@@ -59,6 +67,7 @@ testbed_apply() {
       disk_read=5.5m disk_write=5m memory=3384m vcores=4 replication=1
       testbed_common
       two_map_slots
+      am_on_master
       extra+=("dfs.blocksize=64m@hdfs-site.xml")
       ;;
     jbs)
