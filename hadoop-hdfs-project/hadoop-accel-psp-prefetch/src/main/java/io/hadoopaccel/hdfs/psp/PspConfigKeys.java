@@ -36,6 +36,9 @@ public final class PspConfigKeys {
   /** AM: assumed disk read rate of a node, to estimate how long a preload takes. */
   public static final String READ_BYTES_PER_SEC = "hadoop.accel.psp.read.bytes.per.sec";
 
+  /** AM: load a map's input when it gets its container, if no prediction loaded it there. */
+  public static final String PREFETCH_ON_LAUNCH = "hadoop.accel.psp.prefetch.on.launch";
+
   /** AM: threads sending prefetch requests. */
   public static final String CLIENT_THREADS = "hadoop.accel.psp.client.threads";
 

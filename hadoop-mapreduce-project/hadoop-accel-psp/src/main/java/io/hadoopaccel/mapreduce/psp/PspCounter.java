@@ -26,5 +26,10 @@ public enum PspCounter {
   /** Sum of |actual - predicted| launch time over the predictions that had a time, in ms. */
   LAUNCH_ERROR_MS,
   /** How many predictions {@link #LAUNCH_ERROR_MS} sums over. */
-  LAUNCH_ERROR_SAMPLES
+  LAUNCH_ERROR_SAMPLES,
+  /**
+   * Maps whose input was requested only when they got their container (first wave, misses,
+   * predictions not sent yet): loaded while the container starts. Not predictions.
+   */
+  LAUNCH_PREFETCHES
 }

@@ -113,12 +113,16 @@ public final class PspPlanner<T> {
     final long bytesPerSec;
     /** Most maps predicted ahead per running map (tiny splits). */
     final int maxMapsPerSlot;
+    /** Load a map's input when it gets its container, if no prediction has loaded it there. */
+    final boolean onLaunch;
 
-    public Settings(long aheadBytes, long leadMs, long bytesPerSec, int maxMapsPerSlot) {
+    public Settings(long aheadBytes, long leadMs, long bytesPerSec, int maxMapsPerSlot,
+        boolean onLaunch) {
       this.aheadBytes = aheadBytes;
       this.leadMs = leadMs;
       this.bytesPerSec = bytesPerSec;
       this.maxMapsPerSlot = maxMapsPerSlot;
+      this.onLaunch = onLaunch;
     }
   }
 
@@ -163,10 +167,24 @@ public final class PspPlanner<T> {
     mean.add(durationMs);
   }
 
-  /** {@code map} got a container on {@code host} at {@code nowMs}: score its prediction. */
+  /**
+   * {@code map} got a container on {@code host} at {@code nowMs}: score its prediction, and
+   * (settings' {@code onLaunch}) load its input there now unless a request for that node has
+   * gone out already. The container still has to start its JVM, which under a small CPU share
+   * takes seconds: the load overlaps it. That covers the first wave, which nothing predicts,
+   * and every miss or prediction not yet sent.
+   */
   public synchronized void placed(T map, String host, long nowMs) {
     order.remove(map);
     Prediction p = predictions.remove(map);
+    boolean requested = p != null && host.equals(p.host) && p.state != State.WAITING;
+    if (settings.onLaunch && !requested) {
+      Prediction launch = new Prediction(host, nowMs);
+      launch.placed = true;
+      launch.state = State.SENT;
+      count(PspCounter.LAUNCH_PREFETCHES, 1);
+      prefetcher.prefetch(map, host, o -> outcome(map, launch, o));
+    }
     if (p == null) {
       return;
     }
@@ -346,6 +364,7 @@ public final class PspPlanner<T> {
         + " hits=" + get(PspCounter.HITS)
         + " late=" + get(PspCounter.LATE_PREFETCHES)
         + " misses=" + get(PspCounter.MISSES)
+        + " launchPrefetches=" + get(PspCounter.LAUNCH_PREFETCHES)
         + " prefetchedBytes=" + get(PspCounter.PREFETCHED_BYTES)
         + " wastedBytes=" + get(PspCounter.WASTED_PREFETCH_BYTES)
         + " refused=" + get(PspCounter.PREFETCH_REFUSED)

@@ -97,6 +97,9 @@ class TestPspJobs {
       assertEquals(0, PageCache.residentBytes(r), "still cached: " + r);
     }
     Configuration conf = pspConf(prefetcherPort());
+    // Predictions alone, so that the first map shows what an unpredicted map sees (the launch
+    // prefetch is TestPspPlanner's; the dead-prefetcher job below runs with it on).
+    conf.setBoolean(PspConfigKeys.PREFETCH_ON_LAUNCH, false);
     Path out = new Path("/psp-out-resident");
     Job job = job(conf, out);
     assertTrue(job.waitForCompletion(false));

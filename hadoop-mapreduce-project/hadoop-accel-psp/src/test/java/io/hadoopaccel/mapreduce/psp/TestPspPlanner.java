@@ -49,9 +49,14 @@ class TestPspPlanner {
   private final FakePrefetcher prefetcher = new FakePrefetcher();
   private final Map<PspCounter, Long> counters = new EnumMap<>(PspCounter.class);
 
+  /** Predictions only (the seed's PSP), so each test sees just the requests it predicts. */
   private PspPlanner<String> planner(long aheadBytes) {
+    return planner(aheadBytes, false);
+  }
+
+  private PspPlanner<String> planner(long aheadBytes, boolean onLaunch) {
     // 100 MiB/s, 1 s lead; splits of 64 MiB (m*) or 1 MiB (s*).
-    return new PspPlanner<>(new PspPlanner.Settings(aheadBytes, 1_000, 100 * MB, 64),
+    return new PspPlanner<>(new PspPlanner.Settings(aheadBytes, 1_000, 100 * MB, 64, onLaunch),
         prefetcher, m -> m.startsWith("s") ? MB : 64 * MB,
         (c, v) -> counters.merge(c, v, Long::sum));
   }
@@ -230,5 +235,51 @@ class TestPspPlanner {
     assertEquals(List.of("m2@h1"), prefetcher.sent);
     p.tick(1_300, running("h1", 300, 0.5f), h -> "/r");
     assertEquals(List.of("m2@h1", "m3@h1"), prefetcher.sent);
+  }
+
+  @Test
+  void onLaunchLoadsWhatNoPredictionLoadedOnTheContainersNode() {
+    PspPlanner<String> p = planner(0, true);
+    p.plan("m0", new String[] {"h1"}, List.of("/r"));
+    p.plan("m1", new String[] {"h1"}, List.of("/r"));
+    p.plan("m2", new String[] {"h1", "h2"}, List.of("/r"));
+    // The first wave: nothing predicted it, so its input is requested with its container.
+    p.placed("m0", "h1", 0);
+    assertEquals(List.of("m0@h1"), prefetcher.sent);
+    prefetcher.loadAll(64 * MB);
+    assertEquals(List.of("m0@h1"), prefetcher.released); // only the bound's accounting
+    // A prediction sent to the node that runs the map: no second request.
+    p.tick(100, running("h1", 0, 0f), h -> "/r");
+    assertEquals(List.of("m0@h1", "m1@h1"), prefetcher.sent);
+    p.placed("m1", "h1", 500);
+    assertEquals(List.of("m0@h1", "m1@h1"), prefetcher.sent);
+    assertEquals(1, count(PspCounter.LATE_PREFETCHES));
+    // A miss: the map's own node loads it too, and the wrong node's bytes still count wasted.
+    prefetcher.loadAll(64 * MB);
+    p.tick(600, running("h1", 500, 0.5f), h -> "/r");
+    assertEquals("m2@h1", prefetcher.sent.get(2));
+    prefetcher.loadAll(64 * MB);
+    p.placed("m2", "h2", 1_000);
+    assertEquals("m2@h2", prefetcher.sent.get(3));
+    assertEquals(1, count(PspCounter.MISSES));
+    assertEquals(64 * MB, count(PspCounter.WASTED_PREFETCH_BYTES));
+    assertEquals(2, count(PspCounter.LAUNCH_PREFETCHES));
+    assertEquals(2, count(PspCounter.PREDICTIONS));
+    assertEquals(0, count(PspCounter.HITS));
+  }
+
+  @Test
+  void onLaunchSendsAPredictionThatWasNotDueYet() {
+    PspPlanner<String> p = planner(0, true);
+    p.plan("m0", new String[] {"h1"}, List.of("/r"));
+    p.plan("m1", new String[] {"h1"}, List.of("/r"));
+    p.placed("m0", "h1", 0);
+    // m0 finishes at 10 s: m1's request is due at 8.36 s, but m1 launches at 2 s.
+    p.tick(1_000, running("h1", 0, 0.1f), h -> "/r");
+    assertEquals(List.of("m0@h1"), prefetcher.sent);
+    p.placed("m1", "h1", 2_000);
+    assertEquals(List.of("m0@h1", "m1@h1"), prefetcher.sent);
+    assertEquals(1, count(PspCounter.LATE_PREFETCHES));
+    assertEquals(2, count(PspCounter.LAUNCH_PREFETCHES));
   }
 }

@@ -62,7 +62,8 @@ public class PspContainerAllocator extends RMContainerAllocator {
         AccelConfiguration.getBytes(conf, PspConfigKeys.AHEAD_BYTES),
         AccelConfiguration.getInt(conf, PspConfigKeys.LEAD_MS),
         AccelConfiguration.getBytes(conf, PspConfigKeys.READ_BYTES_PER_SEC),
-        64);
+        64,
+        AccelConfiguration.getBoolean(conf, PspConfigKeys.PREFETCH_ON_LAUNCH));
     jobId = getContext().getAllJobs().keySet().iterator().next();
     MapInputs inputs;
     try {
