@@ -116,11 +116,19 @@ def job_facts(fetch: Fetch, job_id: str) -> dict:
     timeline = []
     shuffle, merge, reduce = [], [], []
     reduce_cpu_ms = 0.0
+    # Where each map ran and how long it took: what placement and prefetching change per node.
+    map_nodes: dict[str, list[float]] = {}
     for t in tasks:
         timeline.append({"type": t["type"], "start": t["startTime"], "finish": t["finishTime"]})
-        if t["type"] != "REDUCE" or t["state"] != "SUCCEEDED":
+        if t["state"] != "SUCCEEDED" or not t.get("successfulAttempt"):
             continue
         attempt = fetch(f"{base}/tasks/{t['id']}/attempts/{t['successfulAttempt']}")["taskAttempt"]
+        if t["type"] == "MAP":
+            node = attempt["nodeHttpAddress"].split(":")[0]
+            map_nodes.setdefault(node, []).append(attempt["elapsedTime"] / 1000)
+            continue
+        if t["type"] != "REDUCE":
+            continue
         shuffle.append((attempt["shuffleFinishTime"] - attempt["startTime"]) / 1000)
         merge.append((attempt["mergeFinishTime"] - attempt["shuffleFinishTime"]) / 1000)
         reduce.append((attempt["finishTime"] - attempt["mergeFinishTime"]) / 1000)
@@ -150,6 +158,7 @@ def job_facts(fetch: Fetch, job_id: str) -> dict:
         # The reduce side's own CPU: the job counter sums maps and reduces.
         "reduce_cpu_s": reduce_cpu_ms / 1000,
         "am_hosts": am_hosts,
+        "map_nodes": {n: sorted(v) for n, v in sorted(map_nodes.items())},
         "reduce_attempts": reduce_attempts(fetch, base, tasks),
         "reduce_counters": {k: reduce_side[k] for k in REDUCE_COUNTERS if k in reduce_side},
         "feature_counters": feature,

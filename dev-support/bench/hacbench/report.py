@@ -122,18 +122,32 @@ def markdown(exp: dict, comparisons: list[Comparison], probes: Optional[dict]) -
         ratio = "–" if c.ratio is None else f"{c.ratio:.3f}"
         pr = "–" if c.pair_ratios is None else f"{c.pair_ratios.min:.3f}–{c.pair_ratios.max:.3f}"
         lines.append(f"| {c.metric} | {_spread(c.a)} | {_spread(c.b)} | {ratio} | {pr} |")
-    lines += ["", "## Runs", "", "| run | job s | AM on |", "|---|---|---|"]
+    lines += [
+        "",
+        "## Runs",
+        "",
+        "| run | job s | AM on | maps per node (s each, min–max) |",
+        "|---|---|---|---|",
+    ]
     for r in exp["runs"]:
         job = r.get("job") or {}
         name = f"{r['config']}{r['index']}{' (warm-up)' if r['warmup'] else ''}"
         secs = _fmt(job.get("job_s"))
-        lines.append(f"| {name} | {secs} | {', '.join(job.get('am_hosts') or []) or '–'} |")
+        am = ", ".join(job.get("am_hosts") or []) or "–"
+        lines.append(f"| {name} | {secs} | {am} | {_map_nodes(job.get('map_nodes'))} |")
     if probes:
         lines += ["", "## Machine limits (probes)", "", "| probe | value |", "|---|---|"]
         for k, v in probes.items():
             lines.append(f"| {k} | {v} |")
     lines += ["", "![phases](phases.png)", "", "![timeline](timeline.png)", ""]
     return "\n".join(lines)
+
+
+def _map_nodes(nodes: dict | None) -> str:
+    """'node1 9 (31–39), node2 4 (…)': how many maps each node ran and how long they took."""
+    if not nodes:
+        return "–"
+    return ", ".join(f"{n} {len(v)} ({v[0]:.0f}–{v[-1]:.0f})" for n, v in nodes.items())
 
 
 def charts(exp: dict, out: Path) -> None:

@@ -51,6 +51,15 @@ def fake_history():
                         "state": "SUCCEEDED",
                         "startTime": 2500,
                         "finishTime": 8000,
+                        "successfulAttempt": "a_m_1",
+                    },
+                    {
+                        "id": "t_m_2",
+                        "type": "MAP",
+                        "state": "SUCCEEDED",
+                        "startTime": 2600,
+                        "finishTime": 7000,
+                        "successfulAttempt": "a_m_2",
                     },
                     {
                         "id": "t_r_0",
@@ -66,6 +75,12 @@ def fake_history():
         # One AM attempt comes as a bare object, not a list.
         base + "/jobattempts": {
             "jobAttempts": {"jobAttempt": {"id": 1, "nodeHttpAddress": "node3:8042"}}
+        },
+        base + "/tasks/t_m_1/attempts/a_m_1": {
+            "taskAttempt": {"nodeHttpAddress": "node2:8042", "elapsedTime": 5500}
+        },
+        base + "/tasks/t_m_2/attempts/a_m_2": {
+            "taskAttempt": {"nodeHttpAddress": "node2:8042", "elapsedTime": 4400}
         },
         base + "/tasks/t_r_0/attempts/a_r_0": {
             "taskAttempt": {
@@ -128,5 +143,7 @@ def test_phases_counters_and_timeline():
         "failed": 0,
         "killed_other": 0,
     }
-    assert [t["finish"] for t in f["timeline"]] == [6000, 8000, 20000]
+    assert [t["finish"] for t in f["timeline"]] == [6000, 7000, 8000, 20000]
     assert f["am_hosts"] == ["node3"]
+    # t_m_0 names no successful attempt (an old history): left out, not guessed
+    assert f["map_nodes"] == {"node2": [4.4, 5.5]}

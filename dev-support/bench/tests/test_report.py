@@ -34,7 +34,8 @@ def test_report_files_and_ratios(tmp_path):
     md = (tmp_path / "report.md").read_text()
     assert "| wall_s | 21 [20–22] | 10.50 [10–11] | 0.500 | 0.500–0.500 |" in md
     assert "pipe GB/s" in md
-    assert "| A0 (warm-up) | 20 | node3 |" in md  # each run's job time and its AM's node
+    # each run's job time, its AM's node, and its maps per node
+    assert "| A0 (warm-up) | 20 | node3 | node2 2 (4–6) |" in md
     data = json.loads((tmp_path / "results.json").read_text())
     assert data["comparisons"][0]["metric"] == "wall_s"
     for png in ("phases.png", "timeline.png"):
