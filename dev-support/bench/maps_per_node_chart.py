@@ -17,6 +17,7 @@ import json
 import statistics
 from pathlib import Path
 
+from hacbench import charts
 from hacbench.stats import measured_by_arm
 
 KS = (1, 2, 4)
@@ -95,7 +96,7 @@ def main() -> int:
     ax.set_title("TeraSort maps, testbed coomr (seed 002 Fig. 8)")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(args.out / "maps-per-node.png", dpi=120)
+    charts.save(fig, args.out / "maps-per-node.png", dpi=120)
     return 0
 
 

@@ -22,6 +22,8 @@ import json
 import re
 from pathlib import Path
 
+from hacbench import charts
+
 STAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) ")
 FETCHED = re.compile(r"about to shuffle output of map \S+ decomp: \d+ len: (\d+)")
 PUSHED = re.compile(r"Received spill \d+ of \S+: (\d+) bytes")
@@ -130,7 +132,7 @@ def chart(runs: list[dict], path: Path) -> None:
     ax.set_title("Shuffle timeline: bytes at the reducers (first measured run of each)")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    charts.save(fig, path)
 
 
 if __name__ == "__main__":

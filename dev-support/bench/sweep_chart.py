@@ -18,6 +18,7 @@ import json
 import statistics
 from pathlib import Path
 
+from hacbench import charts
 from hacbench.stats import measured_by_arm
 
 
@@ -103,7 +104,7 @@ def main() -> int:
     ax.set_title(args.title, fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(args.out / "sweep.png", dpi=120)
+    charts.save(fig, args.out / "sweep.png", dpi=120)
     return 0
 
 

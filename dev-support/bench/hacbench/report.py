@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+from .charts import save as save_chart
 from .stats import Comparison, Spread, compare_runs
 
 PHASES = ["map", "shuffle", "merge", "reduce"]
@@ -178,7 +179,7 @@ def charts(exp: dict, out: Path) -> None:
     ax.set_title(f"{exp['workload']}: phases")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(out / "phases.png", dpi=110)
+    save_chart(fig, out / "phases.png")
     plt.close(fig)
 
     # Progress timeline of the median-wall run of each config (cf. seed 003 Fig. 5.1).
@@ -206,7 +207,7 @@ def charts(exp: dict, out: Path) -> None:
     ax.set_title(f"{exp['workload']}: task completion")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(out / "timeline.png", dpi=110)
+    save_chart(fig, out / "timeline.png")
     plt.close(fig)
 
 
