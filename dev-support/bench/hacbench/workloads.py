@@ -30,9 +30,15 @@ def _text(run: list[str], sorted_output: bool = True) -> dict:
 
 
 # 1 MB files of seed-000 text, {files} of them (the same generator as InvertedIndex's input).
-SMALL_FILES = [
-    "{jar}", "gen-smallfiles", "-numFiles", "{files}", "-fileSize", "1m", "-seed", "7", "{input}"
-]
+SMALL_FILES = dict(
+    generate=[
+        "{jar}", "gen-smallfiles", "-numFiles", "{files}", "-fileSize", "1m", "-seed", "7",
+        "{input}",
+    ],
+    sizes={"files": lambda size: max(1, size // MB)},
+)
+WORDCOUNT = ["{jar}", "wordcount", "-combiner", "{input}", "{output}"]
+GREP = ["{jar}", "grep", "-nosort", "{input}", "{output}", "[a-d][a-z]*e"]
 STREAM = ["{streaming}", "-input", "{input}", "-output", "{output}"]
 # ShmStreaming's example programs from the tarball; they run over pipes, or over the rings when
 # the configuration's job options add -io shm.
@@ -44,34 +50,21 @@ SHIM = "env LD_PRELOAD={native}/libhadoop_shm_preload.so "
 WORKLOADS = {
     w.name: w
     for w in [
-        Workload("wordcount", **_text(["{jar}", "wordcount", "-combiner", "{input}", "{output}"])),
+        Workload("wordcount", **_text(WORDCOUNT)),
         Workload(
             "wordcount-nocombiner",
             **_text(["{jar}", "wordcount", "-nocombiner", "{input}", "{output}"]),
         ),
-        Workload(
-            "grep", **_text(["{jar}", "grep", "-nosort", "{input}", "{output}", "[a-d][a-z]*e"])
-        ),
+        Workload("grep", **_text(GREP)),
         Workload("sort", **_text(["{jar}", "sort", "{input}", "{output}"])),
         Workload(
             "invertedindex",
-            generate=SMALL_FILES,
             run=["{jar}", "invertedindex", "{input}", "{output}"],
-            sizes={"files": lambda size: max(1, size // MB)},
+            **SMALL_FILES,
         ),
         # Seed 003 ch.4's small-file case: 1 MB files, one per MB of --size (1,000 for 1000m).
-        *(
-            Workload(
-                f"{job}-smallfiles",
-                generate=SMALL_FILES,
-                run=run,
-                sizes={"files": lambda size: max(1, size // MB)},
-            )
-            for job, run in (
-                ("grep", ["{jar}", "grep", "-nosort", "{input}", "{output}", "[a-d][a-z]*e"]),
-                ("wordcount", ["{jar}", "wordcount", "-combiner", "{input}", "{output}"]),
-            )
-        ),
+        Workload("grep-smallfiles", run=GREP, **SMALL_FILES),
+        Workload("wordcount-smallfiles", run=WORDCOUNT, **SMALL_FILES),
         Workload(
             "adjacencylist",
             generate=["{jar}", "gen-adjacency", "-bytes", "{size}", "-seed", "7", "{input}"],
