@@ -385,8 +385,11 @@ class TestCoomrJobs {
           return;
         }
         java.nio.file.Path flags = Paths.get(ctx.getConfiguration().get(FLAGS));
-        Files.writeString(flags.resolve(task == 0 ? WAITING : WAITING + "-" + task),
-            id.getJobID().toString());
+        // Written aside and renamed: the test reads the job id as soon as the name exists.
+        java.nio.file.Path flag = flags.resolve(task == 0 ? WAITING : WAITING + "-" + task);
+        java.nio.file.Path aside = flags.resolve("." + flag.getFileName() + "." + id);
+        Files.writeString(aside, id.getJobID().toString());
+        Files.move(aside, flag, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
         while (!Files.exists(flags.resolve(GO))) {
           if (System.nanoTime() > deadline) {
