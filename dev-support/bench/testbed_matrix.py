@@ -11,7 +11,8 @@ Steps (see dev-support/TESTBEDS.md for the sizes):
   jbs           jbs-<rate>: jbs_ab.sh at the preset's 1 GigE and 10 GigE link rates, TeraSort,
                 SelfJoin, InvertedIndex, AdjacencyList
   xie-hetero    placement: placement_ab.py, Grep and WordCount on stock vs ratio placement
-                (--placements even,all-in-c: each also once against stock, as in seed Fig. 3.3)
+                (--placements even,all-in-c: each also once against stock, as in seed Fig. 3.3);
+                placement-psp: the same placement alone against it with PSP on top
   xie-psp       psp-grep, psp-wordcount: ab.py stock vs PSP on one text input (the preset's
                 cluster runs PSP's prefetcher plugin on every DataNode, idle for stock jobs);
                 psp-{grep,wordcount}-smallfiles: the same on 1,000 files of 1 MB, and
@@ -67,16 +68,22 @@ KISM = (
     "-Dmapreduce.job.reduce.shuffle.consumer.plugin.class=io.hadoopaccel.mapreduce.kism.KismShuffle"
 )
 # PSP: the DataNodes' prefetcher (cluster-wide, idle unless a PSP AM asks) and, per job, the AM
-# class after stock's default AM heap; the planner told the preset's disk rate (5.5 MB/s).
+# class after stock's default AM heap; the planner told the preset's disk rate.
 PSP_CLUSTER = [
     "--conf",
     "dfs.datanode.plugins=org.apache.hadoop.hdfs.server.datanode.PspPrefetchPlugin@hdfs-site.xml",
 ]
-PSP = (
-    "-Dyarn.app.mapreduce.am.command-opts="
-    "'-Xmx1024m org.apache.hadoop.mapreduce.v2.app.PspMRAppMaster'"
-    " -Dhadoop.accel.psp.read.bytes.per.sec=5m"
-)
+
+
+def psp_args(disk_read_rate: str) -> str:
+    return (
+        "-Dyarn.app.mapreduce.am.command-opts="
+        "'-Xmx1024m org.apache.hadoop.mapreduce.v2.app.PspMRAppMaster'"
+        f" -Dhadoop.accel.psp.read.bytes.per.sec={disk_read_rate}"
+    )
+
+
+PSP = psp_args("5m")  # xie-psp: 5.5 MB/s
 # Small files combined into splits of up to one 64 MB block, as a user would set it.
 COMBINE = (
     "-Dmapreduce.job.inputformat.class="
@@ -241,12 +248,7 @@ def rate_args(knobs: dict[str, str], f: float) -> list[str]:
     """`emu-cluster up` options that scale the preset's link and disk rates by f."""
     if f == 1:
         return []
-    return [
-        x
-        for k in RATE_KNOBS
-        if k in knobs
-        for x in (f"--{k}", scaled_rate(knobs[k], f))
-    ]
+    return [x for k in RATE_KNOBS if k in knobs for x in (f"--{k}", scaled_rate(knobs[k], f))]
 
 
 def preset(name: str) -> dict[str, str]:
@@ -462,11 +464,17 @@ def main() -> int:
     )
     for extra, what in (
         ("--job-args", "more job options for both arms (e.g. the same slowstart)"),
-        ("--feature-args", "more job options for the feature arm of every feature step run "
-         "(run steps of different features separately when their options differ)"),
+        (
+            "--feature-args",
+            "more job options for the feature arm of every feature step run "
+            "(run steps of different features separately when their options differ)",
+        ),
         ("--cluster-args", "more `emu-cluster up` options, after the preset's"),
-        ("--gen-args", "more options of the input generator, after the preset's (e.g. "
-         "-Ddfs.blocksize=16m for a block-size sweep)"),
+        (
+            "--gen-args",
+            "more options of the input generator, after the preset's (e.g. "
+            "-Ddfs.blocksize=16m for a block-size sweep)",
+        ),
     ):
         ap.add_argument(extra, default="", metavar="OPTIONS", help=what)
     ap.add_argument(
@@ -484,9 +492,7 @@ def main() -> int:
     sizes = {w: scaled(s, args.size_scale) for w, s in SIZES[tb].items()}
     knobs = preset(tb)
     cluster_args = rate_args(knobs, args.rate_scale) + shlex.split(args.cluster_args)
-    knobs.update(
-        {k: scaled_rate(v, args.rate_scale) for k, v in knobs.items() if k in RATE_KNOBS}
-    )
+    knobs.update({k: scaled_rate(v, args.rate_scale) for k, v in knobs.items() if k in RATE_KNOBS})
     job_args = f"{JOB_ARGS[tb]} {args.job_args}".strip()
 
     def chosen(workloads) -> list[str]:
@@ -595,6 +601,24 @@ def main() -> int:
                 ],
             )
         )
+        # Seed 003 runs PSP on its placement (chapters 3 and 4 are one system): placement
+        # alone against placement + PSP, the prefetcher on every DataNode.
+        d = out / "placement-psp"
+        steps.append(
+            (
+                "placement-psp",
+                (d / "README.md").exists(),
+                False,
+                steps[-1][3][:-3]
+                + [
+                    f"--feature=psp={psp_args(knobs['disk-read-bw'])}",
+                    "--emu-conf",
+                    PSP_CLUSTER[1],
+                    "--out",
+                    str(d),
+                ],
+            )
+        )
     # Feature steps that are one ab.py A/B on the matrix's own cluster: stock vs FEATURE.
     ab_features = {
         "xie-psp": [
@@ -615,10 +639,7 @@ def main() -> int:
                 ("terasort", "selfjoin", "invertedindex", "adjacencylist"),
             ),
             # Seed 002 Fig. 8: 1, 2 and 4 concurrent maps per node (both arms), maps alone.
-            *(
-                (f"coomr-{k}maps", COOMR, ("terasort",), maps_per_node(k))
-                for k in (1, 2, 4)
-            ),
+            *((f"coomr-{k}maps", COOMR, ("terasort",), maps_per_node(k)) for k in (1, 2, 4)),
         ],
     }
     for feature, feature_args, workloads, *both in ab_features.get(tb, []):

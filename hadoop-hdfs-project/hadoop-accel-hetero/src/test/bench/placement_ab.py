@@ -6,8 +6,8 @@ and by computing-ratio profiles, then Grep and WordCount A/B (ab.py) on each pla
                   [--cpu 1.0,0.5,0.3,0.3,0.3] [--bw 1gbit] [--size 512m] [--block 16m]
                   [-n 3] [--warmup 1] [--workloads grep,wordcount] [--also even,all-in-c]
                   [--ratios nominal|FILE] [--emu-conf NAME=VALUE@FILE]...
-                  [--job-args OPTIONS] [--out DIR] [--keep-cluster] [--drop-caches]
-                  [--cluster-env FILE] [--smoke]
+                  [--job-args OPTIONS] [--feature NAME=OPTIONS] [--out DIR]
+                  [--keep-cluster] [--drop-caches] [--cluster-env FILE] [--smoke]
 
 Brings up `emu-cluster` with one worker per CPU share, replication 1 and the placement policy on
 (no directory is bound at first, so stock placement applies everywhere). Placements, each a copy
@@ -27,6 +27,10 @@ the policy, replication 1 and hadoop.accel.hetero.profiles.file=<its work dir>/h
 (as dev-support/bin/bench-smoke brings up); it is left running.
 --job-args OPTIONS: job options for both arms of every comparison (e.g.
 -Dmapreduce.map.speculative=false, so that data-local maps count original attempts only).
+--feature NAME=OPTIONS: instead, compare each workload's placement alone (A) with the same
+placement plus a job-level feature (B, named NAME, with job options OPTIONS): seed 003 runs
+PSP on top of its placement (chapters 3 and 4 are one system). The feature's cluster side comes
+through --emu-conf.
 --drop-caches: ab.py drops the page cache before every run (a testbed's measurement: the nodes
 then read their input from their throttled disks).
 --smoke: 2 MB in 1 MB blocks, grep only, one pair, no warm-up (what CI runs).
@@ -104,6 +108,12 @@ def main() -> int:
     ap.add_argument("--out", default=None)
     ap.add_argument("--job-args", default="", help="job options for both arms")
     ap.add_argument(
+        "--feature",
+        default="",
+        metavar="NAME=OPTIONS",
+        help="compare placement alone with placement plus this job-level feature",
+    )
+    ap.add_argument(
         "--emu-conf",
         action="append",
         default=[],
@@ -126,6 +136,9 @@ def main() -> int:
     nodes = [f"node{i + 1}" for i in range(len(shares))]
     workloads = [w for w in args.workloads.split(",") if w]
     also = [p for p in args.also.split(",") if p]
+    feature, _, feature_args = args.feature.partition("=")
+    if args.feature and not (feature and feature_args):
+        raise SystemExit(f"--feature wants NAME=OPTIONS, got {args.feature!r}")
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out = Path(args.out or REPO / "target/bench" / f"placement-{stamp}")
     out.mkdir(parents=True, exist_ok=True)
@@ -171,6 +184,8 @@ def main() -> int:
             text = Path(args.ratios).read_text()
             ratios = {}
         placements = {"stock": None} | {w: w for w in workloads} | {p: p for p in also}
+        if feature:  # only the workloads' own placements are compared
+            placements = {w: w for w in workloads}
         text += "".join(f"bind /place/{p} {prof}\n" for p, prof in placements.items() if prof)
         profiles_file.write_text(text)
 
@@ -197,8 +212,11 @@ def main() -> int:
 
         rows = []
 
-        def compare(w: str, b: str, n: int, warmup: int) -> None:
-            dest = out / f"{w}-stock-vs-{b}"
+        def compare(w: str, a: str, b: str, n: int, warmup: int, b_args: str = "") -> None:
+            """ab.py: placement A against B (B's input is placement B, or A's with b_args)."""
+            dest = out / f"{w}-{a}-vs-{b}"
+            a_input = "stock" if a == "stock" else w
+            b_input = w if b_args else b
             rc = subprocess.run(
                 [
                     sys.executable,
@@ -210,35 +228,45 @@ def main() -> int:
                     "--cluster-env",
                     str(work / "cluster.env"),
                     "--a-name",
-                    "stock",
+                    a,
                     "--a-input",
-                    "/place/stock",
+                    f"/place/{a_input}",
                     "--b-name",
                     b,
                     "--b-input",
-                    f"/place/{b}",
+                    f"/place/{b_input}",
                     "-n",
                     str(n),
                     "--warmup",
                     str(warmup),
                     "--no-probes",
                     f"--a-args={args.job_args}",
-                    f"--b-args={args.job_args}",
+                    f"--b-args={args.job_args} {b_args}".strip(),
                     "--out",
                     str(dest),
                 ]
                 + (["--drop-caches"] if args.drop_caches else [])
             ).returncode
             res = json.loads((dest / "results.json").read_text()) if rc == 0 else None
-            rows.append((w, b, n, rc, res))
+            rows.append((w, a, b, n, rc, res))
 
         for w in workloads:
-            compare(w, w, args.repetitions, args.warmup)
+            if feature:
+                compare(
+                    w,
+                    "placement",
+                    f"placement+{feature}",
+                    args.repetitions,
+                    args.warmup,
+                    feature_args,
+                )
+                continue
+            compare(w, "stock", w, args.repetitions, args.warmup)
             for p in also:
-                compare(w, p, 1, 0)
+                compare(w, "stock", p, 1, 0)
         (out / "README.md").write_text(summary(args, shares, nodes, lay, rows))
         print(f"summary: {out / 'README.md'}")
-        return 0 if all(r[3] == 0 for r in rows) else 1
+        return 0 if all(rc == 0 for _w, _a, _b, _n, rc, _res in rows) else 1
     finally:
         if own_cluster and not args.keep_cluster:
             subprocess.run([str(EMU), "down"], check=False)
@@ -282,20 +310,20 @@ def summary(args, shares, nodes, lay, rows) -> str:
         L.append(f"| {p} | " + " | ".join(str(counts.get(n, 0)) for n in nodes) + " |")
     L += [
         "",
-        "## Jobs (B/A = placement / stock; ratio of medians, pair min–max)",
+        "## Jobs (B/A job time; ratio of medians, pair min–max)",
         "",
-        "| workload | B placement | pairs | job s stock → B | B/A job time | speed-up | "
-        "data-local maps stock → B |",
-        "|---|---|---|---|---|---|---|",
+        "| workload | A | B | pairs | job s A → B | B/A job time | speed-up | "
+        "data-local maps A → B |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    for w, b, n, rc, res in rows:
+    for w, a, b, n, rc, res in rows:
         if res is None:
-            L.append(f"| {w} | {b} | {n} | failed (exit {rc}) | | | |")
+            L.append(f"| {w} | {a} | {b} | {n} | failed (exit {rc}) | | | |")
             continue
         m = metric(res, "job_s") or metric(res, "wall_s")
         pr = m["pair_ratios"]
         L.append(
-            f"| [{w}]({w}-stock-vs-{b}/report.md) | {b} | {n} | {m['a']['median']:.1f} → "
+            f"| [{w}]({w}-{a}-vs-{b}/report.md) | {a} | {b} | {n} | {m['a']['median']:.1f} → "
             f"{m['b']['median']:.1f} | "
             f"{m['ratio']:.3f} ({pr['min']:.3f}–{pr['max']:.3f}) | {1 / m['ratio']:.2f}× | "
             f"{local_fraction(res, 'A')} → {local_fraction(res, 'B')} |"
