@@ -9,7 +9,7 @@ public final class LaunchEstimate {
   /** Unknown time: the caller prefetches at once rather than risk being late. */
   public static final long UNKNOWN = -1;
   /** Below this progress the rate says nothing yet (task setup, first records). */
-  static final float MIN_PROGRESS = 0.02f;
+  public static final float MIN_PROGRESS = 0.02f;
 
   private LaunchEstimate() {}
 
@@ -31,6 +31,23 @@ public final class LaunchEstimate {
       return UNKNOWN;
     }
     return Math.max(nowMs, f);
+  }
+
+  /**
+   * When a map's progress was (or would have been) 0 at the pace it has kept since it was first
+   * seen at {@code firstProgress} ({@code firstMs}), to pass to {@link #finish} as its start:
+   * the map's own rate, without the JVM start and task setup before its first record (seconds
+   * under a small CPU share), which a start at launch spreads over all of its progress and so
+   * predicts its finish late. Never before {@code launchMs}; {@code launchMs} until the map has
+   * moved since it was first seen.
+   */
+  public static long rateStart(long launchMs, long firstMs, float firstProgress, long nowMs,
+      float progress) {
+    if (progress <= firstProgress || nowMs <= firstMs) {
+      return launchMs;
+    }
+    double msPerProgress = (nowMs - firstMs) / (double) (progress - firstProgress);
+    return Math.max(launchMs, (long) (firstMs - firstProgress * msPerProgress));
   }
 
   /**

@@ -13,6 +13,8 @@ import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * PSP's predictor (seed 003 section 4.2.4), free of YARN types so it can be tested alone. On
@@ -25,6 +27,8 @@ import java.util.function.ToLongFunction;
  * @param <T> map (task attempt) id
  */
 public final class PspPlanner<T> {
+  private static final Logger LOG = LoggerFactory.getLogger(PspPlanner.class);
+
   /** Loads a map's input on a node, asynchronously (never blocks the allocator). */
   public interface Prefetcher<T> {
     /** Asks {@code host} to preload {@code map}'s input; {@code done} gets the outcome. */
@@ -51,6 +55,7 @@ public final class PspPlanner<T> {
   public static final class Outcome {
     final long loadedBytes;
     final int loaded;
+    /** Blocks already in the node's memory: held for an earlier request, or wholly cached. */
     final int alreadyHeld;
     final int refused;
     final boolean unreachable;
@@ -99,6 +104,9 @@ public final class PspPlanner<T> {
     boolean placed;
     boolean missed;
     String runHost;
+    /** When the request went out and when its outcome came back (0: not yet). */
+    long sentMs;
+    long doneMs;
 
     Prediction(String host, long launchMs) {
       this.host = host;
@@ -130,9 +138,20 @@ public final class PspPlanner<T> {
   private final Prefetcher<T> prefetcher;
   private final ToLongFunction<T> bytesOf;
   private final CounterSink sink;
+  /** The latest time a caller gave (allocator heartbeats): when a load's outcome arrived. */
+  private long lastNowMs;
+  /** Loads that took time, summed: the nodes' observed load rate under their real contention. */
+  private long observedBytes;
+  private long observedMs;
   private final MapOrder<T> order = new MapOrder<>();
   private final Map<T, Prediction> predictions = new HashMap<>();
   private final LaunchEstimate.MeanDuration mean = new LaunchEstimate.MeanDuration();
+  /**
+   * How much earlier than predicted the maps that launched early did, on average: added to the
+   * lead, so the margin follows the predictor's own error on this job (a launch after its
+   * prediction is never late, and does not count).
+   */
+  private final LaunchEstimate.MeanDuration early = new LaunchEstimate.MeanDuration();
   private final Map<PspCounter, Long> totals = new EnumMap<>(PspCounter.class);
 
   public PspPlanner(Settings settings, Prefetcher<T> prefetcher, ToLongFunction<T> bytesOf,
@@ -175,6 +194,7 @@ public final class PspPlanner<T> {
    * and every miss or prediction not yet sent.
    */
   public synchronized void placed(T map, String host, long nowMs) {
+    lastNowMs = Math.max(lastNowMs, nowMs);
     order.remove(map);
     Prediction p = predictions.remove(map);
     boolean requested = p != null && host.equals(p.host) && p.state != State.WAITING;
@@ -182,6 +202,7 @@ public final class PspPlanner<T> {
       Prediction launch = new Prediction(host, nowMs);
       launch.placed = true;
       launch.state = State.SENT;
+      launch.sentMs = nowMs;
       count(PspCounter.LAUNCH_PREFETCHES, 1);
       prefetcher.prefetch(map, host, o -> outcome(map, launch, o));
     }
@@ -191,8 +212,16 @@ public final class PspPlanner<T> {
     p.placed = true;
     if (p.launchMs != LaunchEstimate.UNKNOWN) {
       count(PspCounter.LAUNCH_ERROR_MS, Math.abs(nowMs - p.launchMs));
+      early.add(Math.max(0, p.launchMs - nowMs));
       count(PspCounter.LAUNCH_ERROR_SAMPLES, 1);
     }
+    LOG.info("PSP {} on {}: {} (predicted {} {}; request sent {}, loaded {})",
+        map, host, !host.equals(p.host) ? "miss" : p.state == State.LOADED ? "hit"
+            : p.state == State.FAILED ? "refused" : "late",
+        p.host, p.launchMs == LaunchEstimate.UNKNOWN ? "at an unknown time"
+            : "to launch " + (p.launchMs - nowMs) + " ms from now",
+        p.sentMs == 0 ? "never" : (nowMs - p.sentMs) + " ms before",
+        p.doneMs == 0 ? "not yet" : (nowMs - p.doneMs) + " ms before");
     if (host.equals(p.host)) {
       if (p.state == State.LOADED) {
         count(PspCounter.HITS, 1);
@@ -221,6 +250,7 @@ public final class PspPlanner<T> {
    */
   public synchronized void tick(long nowMs, Map<String, List<Running>> running,
       Function<String, String> rackOf) {
+    lastNowMs = Math.max(lastNowMs, nowMs);
     long meanMs = mean.get();
     PriorityQueue<Slots> queue = new PriorityQueue<>(
         Comparator.comparingLong((Slots q) -> q.nextFree(meanMs)).thenComparing(q -> q.host));
@@ -247,9 +277,17 @@ public final class PspPlanner<T> {
       long bytes = bytesOf.applyAsLong(m);
       q.taken++;
       q.bytesAhead += bytes;
-      predict(m, q.host, launch, bytes, nowMs, q.host.equals(order.hostOf(m)));
+      if (!loadedOn(m, q.host)) {
+        q.bytesToLoad += bytes;
+      }
+      predict(m, q.host, launch, q.bytesToLoad, nowMs, q.host.equals(order.hostOf(m)));
       queue.add(q);
     }
+  }
+
+  private boolean loadedOn(T m, String host) {
+    Prediction p = predictions.get(m);
+    return p != null && p.state == State.LOADED && p.host.equals(host);
   }
 
   /** A map whose prefetch already went to another host keeps that prediction. */
@@ -264,9 +302,14 @@ public final class PspPlanner<T> {
    * if {@code host} frees a slot first; while that time is unknown the guess is not sent (a
    * sent prediction is final), so early rounds, before any map reports progress, do not lock
    * in rack-local guesses. (Measured: in xie-psp every round of the first wave was such a guess;
-   * 14 of 20 predictions missed.)
+   * 14 of 20 predictions missed.) {@code loadBytes} is what the node has to read before this
+   * map's input is resident: its own input and that of every map predicted ahead of it there
+   * and not loaded yet, since the node's loads share its disk. (Timed on each map's own bytes,
+   * 10 of 18 predictions in xie-psp were late: a node's two slots free about together, so both
+   * its predictions went out at once, each timed as if it had the disk alone.)
    */
-  private void predict(T m, String host, long launch, long bytes, long nowMs, boolean local) {
+  private void predict(T m, String host, long launch, long loadBytes, long nowMs,
+      boolean local) {
     Prediction p = predictions.get(m);
     if (p == null) {
       p = new Prediction(host, launch);
@@ -282,11 +325,26 @@ public final class PspPlanner<T> {
       return;
     }
     if (nowMs >= LaunchEstimate.prefetchStart(
-        launch, bytes, settings.bytesPerSec, settings.leadMs, nowMs)) {
+        launch, loadBytes, loadRate(), settings.leadMs + early.get(), nowMs)) {
       p.state = State.SENT;
+      p.sentMs = nowMs;
       Prediction sent = p;
       prefetcher.prefetch(m, host, o -> outcome(m, sent, o));
     }
+  }
+
+  /**
+   * The read rate requests are timed with: the configured one, or the rate loads have been
+   * observed to reach (request to outcome, at heartbeat resolution) if lower. A node's loads
+   * share its disk with each other and with its running maps' reads: in xie-psp (5.5 MB/s
+   * disks, timed at 5 MB/s) most third-wave requests, sent 15-21 s before their map launched,
+   * had not finished loading their 64 MB by then.
+   */
+  private long loadRate() {
+    if (observedMs == 0) {
+      return settings.bytesPerSec;
+    }
+    return Math.max(1, Math.min(settings.bytesPerSec, observedBytes * 1000 / observedMs));
   }
 
   /** One host's slots in a round: when each frees, and what has been predicted onto them. */
@@ -297,6 +355,8 @@ public final class PspPlanner<T> {
     final List<Long> finishes = new ArrayList<>();
     int taken;
     long bytesAhead;
+    /** Of {@code bytesAhead}, those not loaded yet: the node's disk reads them in turn. */
+    long bytesToLoad;
 
     Slots(String host, String rack, List<Running> running, long nowMs, long meanMs) {
       this.host = host;
@@ -327,6 +387,11 @@ public final class PspPlanner<T> {
     count(PspCounter.PREFETCHER_UNREACHABLE, o.unreachable ? 1 : 0);
     p.loadedBytes = o.loadedBytes;
     p.state = o.resident() ? State.LOADED : State.FAILED;
+    p.doneMs = lastNowMs;
+    if (o.loadedBytes > 0 && p.sentMs > 0 && p.doneMs > p.sentMs) {
+      observedBytes += o.loadedBytes;
+      observedMs += p.doneMs - p.sentMs;
+    }
     if (p.placed && p.state == State.LOADED) {
       if (p.missed) { // placed on another node while loading
         missed(map, p);

@@ -15,6 +15,19 @@ class TestLaunchEstimate {
   }
 
   @Test
+  void rateStartLeavesOutTheTimeBeforeTheFirstRecord() {
+    // Launched at 0; 10 % at 20 s, 50 % at 40 s: 5 s per 10 %, so 0 % at 15 s (15 s of JVM
+    // start), done at 65 s. From the launch, 50 % at 40 s would say 80 s.
+    long start = LaunchEstimate.rateStart(0, 20_000, 0.1f, 40_000, 0.5f);
+    assertEquals(15_000, start, 1);
+    assertEquals(65_000, LaunchEstimate.finish(start, 40_000, 0.5f, 0), 1);
+    assertEquals(80_000, LaunchEstimate.finish(0, 40_000, 0.5f, 0));
+    // No movement since first seen: the launch; never before the launch.
+    assertEquals(0, LaunchEstimate.rateStart(0, 20_000, 0.1f, 30_000, 0.1f));
+    assertEquals(5_000, LaunchEstimate.rateStart(5_000, 6_000, 0.5f, 7_000, 0.6f));
+  }
+
+  @Test
   void withoutProgressTheMeanOfFinishedMapsThenUnknown() {
     assertEquals(6_000, LaunchEstimate.finish(1_000, 2_000, 0f, 5_000));
     assertEquals(6_000, LaunchEstimate.finish(1_000, 2_000, 0.01f, 5_000));

@@ -94,6 +94,65 @@ class TestPspPlanner {
   }
 
   @Test
+  void aNodesLoadsAreTimedTogetherSinceTheyShareItsDisk() {
+    PspPlanner<String> p = planner(0);
+    for (String m : new String[] {"m0", "m1", "m2", "m3"}) {
+      p.plan(m, new String[] {"h1"}, List.of("/r"));
+    }
+    p.placed("m0", "h1", 0);
+    p.placed("m1", "h1", 0);
+    // Both slots free at 10 s. m2's own 0.64 s read starts at 8.36 s; m3, next on the same
+    // disk, needs both reads (1.28 s): its request goes out at 7.72 s.
+    p.tick(7_800, twoSlots(0.78f), h -> "/r");
+    assertEquals(List.of("m3@h1"), prefetcher.sent);
+    p.tick(8_400, twoSlots(0.84f), h -> "/r");
+    assertEquals(List.of("m3@h1", "m2@h1"), prefetcher.sent);
+  }
+
+  @Test
+  void mapsLaunchingEarlierThanPredictedWidenTheLead() {
+    PspPlanner<String> p = planner(0);
+    for (String m : new String[] {"m0", "m1", "m2"}) {
+      p.plan(m, new String[] {"h1"}, List.of("/r"));
+    }
+    p.placed("m0", "h1", 0);
+    p.tick(8_400, running("h1", 0, 0.84f), h -> "/r"); // finish 10 s: m1's request at 8.36 s
+    assertEquals(List.of("m1@h1"), prefetcher.sent);
+    prefetcher.loadAll(64 * MB);
+    p.placed("m1", "h1", 7_000); // launched 3 s before its prediction
+    // m1 finishes at 27 s. m2's request, due at 25.36 s with the 1 s lead alone, now goes out
+    // at 22.36 s.
+    p.tick(22_000, running("h1", 7_000, 0.75f), h -> "/r");
+    assertEquals(List.of("m1@h1"), prefetcher.sent);
+    p.tick(23_000, running("h1", 7_000, 0.8f), h -> "/r");
+    assertEquals(List.of("m1@h1", "m2@h1"), prefetcher.sent);
+  }
+
+  @Test
+  void loadsSlowerThanConfiguredAreTimedAtTheirObservedRate() {
+    PspPlanner<String> p = planner(0);
+    for (String m : new String[] {"m0", "m1", "m2"}) {
+      p.plan(m, new String[] {"h1"}, List.of("/r"));
+    }
+    p.placed("m0", "h1", 0);
+    p.tick(1_000, running("h1", 0, 0f), h -> "/r"); // unknown finish: m1 at once
+    p.tick(3_000, running("h1", 0, 0f), h -> "/r");
+    prefetcher.loadAll(64 * MB); // 64 MiB in 2 s: 32 MiB/s, not the configured 100
+    p.placed("m1", "h1", 4_000);
+    // m1 finishes at 24 s. m2 (64 MiB) at 32 MiB/s with the 1 s lead: due at 21 s (at the
+    // configured rate it would be 22.36 s).
+    p.tick(20_800, running("h1", 4_000, 0.84f), h -> "/r");
+    assertEquals(List.of("m1@h1"), prefetcher.sent);
+    p.tick(21_200, running("h1", 4_000, 0.86f), h -> "/r");
+    assertEquals(List.of("m1@h1", "m2@h1"), prefetcher.sent);
+  }
+
+  private static Map<String, List<PspPlanner.Running>> twoSlots(float progress) {
+    return Map.of("h1", List.of(new PspPlanner.Running(0, progress),
+        new PspPlanner.Running(0, progress)));
+  }
+
+  @Test
   void unknownFinishPrefetchesAtOnceOneMapPerSlot() {
     PspPlanner<String> p = planner(0);
     for (String m : new String[] {"m0", "m1", "m2"}) {
