@@ -105,6 +105,25 @@ public final class PageCache {
   /** Bytes of {@code file} in the page cache (whole pages), or -1 if that cannot be told. */
   public static long residentBytes(File file) {
     long len = file.length();
+    long pages = residentPages(file, 0, len);
+    return pages < 0 ? -1 : Math.min(len, pages * PAGE);
+  }
+
+  /**
+   * Whether every page of {@code [offset, offset + length)} of {@code file} (clipped to the file)
+   * is in the page cache; false when that cannot be told.
+   */
+  public static boolean isResident(File file, long offset, long length) {
+    long end = Math.min(file.length(), offset + length);
+    if (end <= offset) {
+      return true;
+    }
+    long start = offset - offset % PAGE;
+    return residentPages(file, start, end - start) == (end - start + PAGE - 1) / PAGE;
+  }
+
+  /** Resident pages of {@code [offset, offset + len)} ({@code offset} page-aligned), or -1. */
+  private static long residentPages(File file, long offset, long len) {
     if (!NATIVE) {
       return -1;
     }
@@ -116,7 +135,8 @@ public final class PageCache {
       return -1;
     }
     try {
-      Pointer addr = LibC.mmap(null, len, PROT_READ, MAP_SHARED, fd, 0);
+      // Mapping reads nothing: mincore only looks at the cache.
+      Pointer addr = LibC.mmap(null, len, PROT_READ, MAP_SHARED, fd, offset);
       if (Pointer.nativeValue(addr) == -1L) {
         return -1;
       }
@@ -129,7 +149,7 @@ public final class PageCache {
         for (byte b : vec) {
           pages += b & 1;
         }
-        return Math.min(len, pages * PAGE);
+        return pages;
       } finally {
         LibC.munmap(addr, len);
       }

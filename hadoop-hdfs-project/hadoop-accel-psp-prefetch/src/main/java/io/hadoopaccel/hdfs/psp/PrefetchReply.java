@@ -21,7 +21,9 @@ public final class PrefetchReply {
     /** The node's bound on preloaded bytes (or on concurrent loads) is reached. */
     FULL,
     /** Anything else (I/O error reading the replica). */
-    FAILED
+    FAILED,
+    /** The range was wholly in the page cache already: held, and nothing was read. */
+    RESIDENT
   }
 
   public final Status status;

@@ -9,6 +9,9 @@ import java.io.DataOutputStream;
 import java.io.File;
 import java.io.IOException;
 import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.Path;
@@ -25,9 +28,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The DataNode plugin on a real DataNode with block tokens on: a request with the block's token
- * preloads the replica (mincore says resident); no token, a forged one or another block's is
- * refused and reads nothing; the memory bound refuses until a release; garbage closes the
- * connection.
+ * preloads the replica (mincore says resident), and holds a wholly cached one without reading
+ * it; no token, a forged one or another block's is refused and reads nothing; the memory bound
+ * refuses until a release; garbage closes the connection.
  */
 class TestPrefetchServer {
   private static final int BLOCK = 1 << 20;
@@ -60,7 +63,7 @@ class TestPrefetchServer {
     client = new PrefetchClient(port, 10_000);
     blockA = firstBlock(new Path("/psp/a"));
     blockB = firstBlock(new Path("/psp/b"));
-    fileA = new File(dn.getFSDataset().getBlockLocalPathInfo(blockA.getBlock()).getBlockPath());
+    fileA = replicaFile(blockA);
     assertTrue(PageCache.isNative(), "these checks need mincore (Linux, JNA)");
   }
 
@@ -81,6 +84,27 @@ class TestPrefetchServer {
   }
 
   @Test
+  void whollyCachedRangeIsHeldWithoutARead() throws IOException {
+    PrefetchRequest a = request(blockA, blockA.getBlockToken());
+    // Half cached is not resident: the prefetcher reads the block. (The second half: readahead
+    // goes forward and stops at the end, where from the start it may take the whole block.)
+    try (FileChannel ch = FileChannel.open(fileA.toPath(), StandardOpenOption.READ)) {
+      ch.read(ByteBuffer.allocate(BLOCK / 2), BLOCK / 2);
+    }
+    long cached = PageCache.residentBytes(fileA);
+    assertTrue(cached >= BLOCK / 2 && cached < BLOCK, "cached " + cached);
+    assertEquals(new PrefetchReply(PrefetchReply.Status.LOADED, BLOCK).toString(),
+        send(a).toString());
+    assertEquals(PrefetchReply.Status.RELEASED, send(a.toRelease()).status);
+    // Wholly cached: held (a second request finds it held), nothing read.
+    assertEquals(new PrefetchReply(PrefetchReply.Status.RESIDENT, 0).toString(),
+        send(a).toString());
+    assertEquals(PrefetchReply.Status.ALREADY_HELD, send(a).status);
+    assertEquals(new PrefetchReply(PrefetchReply.Status.RELEASED, BLOCK).toString(),
+        send(a.toRelease()).toString());
+  }
+
+  @Test
   void missingForgedOrForeignTokensAreRefused() throws IOException {
     Token<?> good = blockA.getBlockToken();
     byte[] badPassword = good.getPassword().clone();
@@ -98,6 +122,9 @@ class TestPrefetchServer {
   void boundRefusesUntilReleased() throws IOException {
     PrefetchRequest a = request(blockA, blockA.getBlockToken());
     LocatedBlock[] more = others();
+    for (LocatedBlock b : more) { // cached since written; a cached block would not be read
+      PageCache.evict(replicaFile(b));
+    }
     assertEquals(PrefetchReply.Status.LOADED, send(a).status);
     assertEquals(PrefetchReply.Status.ALREADY_HELD, send(a).status);
     // 1 MiB held of 4 MiB: three more fit, the fourth does not.
@@ -150,6 +177,11 @@ class TestPrefetchServer {
     assertThrows(IOException.class,
         () -> new PrefetchClient(1, 1_000).send("127.0.0.1", List.of(stale)),
         "no prefetcher on port 1");
+  }
+
+  private static File replicaFile(LocatedBlock b) throws IOException {
+    DataNode dn = CLUSTER.getDfsCluster().getDataNodes().get(0);
+    return new File(dn.getFSDataset().getBlockLocalPathInfo(b.getBlock()).getBlockPath());
   }
 
   private static LocatedBlock[] others() throws IOException {

@@ -51,7 +51,7 @@ public final class PrefetchDispatcher<T> implements PspPlanner.Prefetcher<T>, Au
   private final UserGroupInformation ugi;
   private final long deadForMs;
   private final ThreadPoolExecutor pool;
-  /** Per map, the blocks each node answered LOADED (it holds them until released). */
+  /** Per map, the blocks each node answered LOADED or RESIDENT (held until released). */
   private final Map<T, Map<String, List<InputBlock>>> sent = new ConcurrentHashMap<>();
   private final Map<String, Long> deadUntil = new ConcurrentHashMap<>();
 
@@ -132,6 +132,10 @@ public final class PrefetchDispatcher<T> implements PspPlanner.Prefetcher<T>, Au
             bytes += r.bytes;
             remote += node.equals(host) ? 0 : 1;
             holding.computeIfAbsent(node, h -> new ArrayList<>()).add(batch.get(i));
+            break;
+          case RESIDENT: // held, nothing read: released like a load
+            holding.computeIfAbsent(node, h -> new ArrayList<>()).add(batch.get(i));
+            held++;
             break;
           case ALREADY_HELD:
             held++;
