@@ -98,6 +98,10 @@ def _spread(s: Optional[Spread]) -> str:
     return "–" if s is None else f"{_fmt(s.median)} [{_fmt(s.min)}–{_fmt(s.max)}]"
 
 
+def _ratio_spread(s: Spread) -> str:
+    return f"{s.median:.3f} [{s.min:.3f}–{s.max:.3f}]"
+
+
 def markdown(exp: dict, comparisons: list[Comparison], probes: Optional[dict]) -> str:
     a, b = exp["configs"]["A"], exp["configs"]["B"]
     lines = [
@@ -113,15 +117,16 @@ def markdown(exp: dict, comparisons: list[Comparison], probes: Optional[dict]) -
         f"{' '.join(b['args']) or '(stock settings)'}",
         f"- command: `{exp['command']}`",
         "",
-        "Medians with [min–max]; B/A is the ratio of medians, "
-        "with the min–max of the per-pair ratios.",
+        "Medians with [min–max]; B/A is the ratio of medians; pair ratios are B/A of each "
+        "back-to-back pair, median [min–max]. On a shared host whose speed drifts between "
+        "runs, the pairs' median is the steadier of the two.",
         "",
         f"| metric | A: {a['name']} | B: {b['name']} | B/A | pair ratios |",
         "|---|---|---|---|---|",
     ]
     for c in comparisons:
         ratio = "–" if c.ratio is None else f"{c.ratio:.3f}"
-        pr = "–" if c.pair_ratios is None else f"{c.pair_ratios.min:.3f}–{c.pair_ratios.max:.3f}"
+        pr = "–" if c.pair_ratios is None else _ratio_spread(c.pair_ratios)
         lines.append(f"| {c.metric} | {_spread(c.a)} | {_spread(c.b)} | {ratio} | {pr} |")
     lines += [
         "",

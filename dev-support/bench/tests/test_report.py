@@ -32,7 +32,7 @@ def test_report_files_and_ratios(tmp_path):
     # Warm-up pair (30, 31) is left out: medians 21 vs 10.5.
     assert wall.ratio == 0.5
     md = (tmp_path / "report.md").read_text()
-    assert "| wall_s | 21 [20–22] | 10.50 [10–11] | 0.500 | 0.500–0.500 |" in md
+    assert "| wall_s | 21 [20–22] | 10.50 [10–11] | 0.500 | 0.500 [0.500–0.500] |" in md
     assert "pipe GB/s" in md
     # each run's job time, its AM's node, and its maps per node
     assert "| A0 (warm-up) | 20 | node3 | node2 2 (4–6) |" in md
