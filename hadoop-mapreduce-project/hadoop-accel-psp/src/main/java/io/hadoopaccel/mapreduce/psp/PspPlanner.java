@@ -147,6 +147,12 @@ public final class PspPlanner<T> {
   private final Map<T, Prediction> predictions = new HashMap<>();
   private final LaunchEstimate.MeanDuration mean = new LaunchEstimate.MeanDuration();
   /**
+   * The same per node: on a heterogeneous cluster a node's maps take its own time, not the
+   * job's (seed 003 section 4.2.5 profiles each node's block processing time offline; this is
+   * that profile, learnt from the job's own maps).
+   */
+  private final Map<String, LaunchEstimate.MeanDuration> meanOn = new HashMap<>();
+  /**
    * How much earlier than predicted the maps that launched early did, on average: added to the
    * lead, so the margin follows the predictor's own error on this job (a launch after its
    * prediction is never late, and does not count).
@@ -181,9 +187,17 @@ public final class PspPlanner<T> {
     }
   }
 
-  /** A map attempt that ran to its end took {@code durationMs} from container to finish. */
-  public synchronized void finished(long durationMs) {
+  /** A map attempt ran to its end on {@code host}, {@code durationMs} after its container. */
+  public synchronized void finished(String host, long durationMs) {
     mean.add(durationMs);
+    meanOn.computeIfAbsent(host, h -> new LaunchEstimate.MeanDuration()).add(durationMs);
+  }
+
+  /** A map's duration on {@code host}: its own maps' mean once one finished, else the job's. */
+  private long meanMsOn(String host) {
+    LaunchEstimate.MeanDuration m = meanOn.get(host);
+    long ms = m == null ? 0 : m.get();
+    return ms > 0 ? ms : mean.get();
   }
 
   /**
@@ -251,12 +265,12 @@ public final class PspPlanner<T> {
   public synchronized void tick(long nowMs, Map<String, List<Running>> running,
       Function<String, String> rackOf) {
     lastNowMs = Math.max(lastNowMs, nowMs);
-    long meanMs = mean.get();
     PriorityQueue<Slots> queue = new PriorityQueue<>(
-        Comparator.comparingLong((Slots q) -> q.nextFree(meanMs)).thenComparing(q -> q.host));
+        Comparator.comparingLong(Slots::nextFree).thenComparing(q -> q.host));
     for (Map.Entry<String, List<Running>> e : running.entrySet()) {
       if (!e.getValue().isEmpty()) {
-        queue.add(new Slots(e.getKey(), rackOf.apply(e.getKey()), e.getValue(), nowMs, meanMs));
+        queue.add(new Slots(e.getKey(), rackOf.apply(e.getKey()), e.getValue(), nowMs,
+            meanMsOn(e.getKey())));
       }
     }
     Set<T> taken = new HashSet<>();
@@ -273,7 +287,7 @@ public final class PspPlanner<T> {
       }
       T m = next.get(0);
       taken.add(m);
-      long launch = q.nextFree(meanMs);
+      long launch = q.nextFree();
       long bytes = bytesOf.applyAsLong(m);
       q.taken++;
       q.bytesAhead += bytes;
@@ -353,6 +367,8 @@ public final class PspPlanner<T> {
     final String rack;
     /** Sorted; UNKNOWN (-1) first: those slots may free any moment. */
     final List<Long> finishes = new ArrayList<>();
+    /** How long a map takes on this host (0: unknown). */
+    final long meanMs;
     int taken;
     long bytesAhead;
     /** Of {@code bytesAhead}, those not loaded yet: the node's disk reads them in turn. */
@@ -361,6 +377,7 @@ public final class PspPlanner<T> {
     Slots(String host, String rack, List<Running> running, long nowMs, long meanMs) {
       this.host = host;
       this.rack = rack;
+      this.meanMs = meanMs;
       for (Running r : running) {
         finishes.add(LaunchEstimate.finish(r.startMs, nowMs, r.progress, meanMs));
       }
@@ -372,7 +389,7 @@ public final class PspPlanner<T> {
     }
 
     /** When the slot for the next map frees: the k-th map ahead of a slot, k - 1 means on. */
-    long nextFree(long meanMs) {
+    long nextFree() {
       long slotFree = finishes.get(taken % slots());
       return taken < slots() || slotFree == LaunchEstimate.UNKNOWN || meanMs == 0
           ? slotFree : slotFree + meanMs * (taken / slots());

@@ -65,6 +65,13 @@ class TestPspPlanner {
     return counters.getOrDefault(c, 0L);
   }
 
+  /** Plans maps whose one replica host is h1, on rack /r, in order. */
+  private static void planOnH1(PspPlanner<String> p, String... maps) {
+    for (String m : maps) {
+      p.plan(m, new String[] {"h1"}, List.of("/r"));
+    }
+  }
+
   private static Map<String, List<PspPlanner.Running>> running(String host, long start,
       float progress) {
     return Map.of(host, List.of(new PspPlanner.Running(start, progress)));
@@ -73,9 +80,7 @@ class TestPspPlanner {
   @Test
   void waitsUntilReadTimePlusLeadBeforeThePredictedLaunch() {
     PspPlanner<String> p = planner(0);
-    for (String m : new String[] {"m0", "m1", "m2"}) {
-      p.plan(m, new String[] {"h1"}, List.of("/r"));
-    }
+    planOnH1(p, "m0", "m1", "m2");
     p.placed("m0", "h1", 0);
     // m0: 10 % at 1 s => finishes at 10 s; m1 (64 MiB = 0.64 s read + 1 s lead) at 8.36 s.
     p.tick(1_000, running("h1", 0, 0.1f), h -> "/r");
@@ -94,11 +99,23 @@ class TestPspPlanner {
   }
 
   @Test
+  void aNodesOwnMapsTimeItsSlots() {
+    PspPlanner<String> p = planner(0);
+    p.plan("m2", new String[] {"h1"}, List.of("/r"));
+    p.finished("h1", 4_000);
+    p.finished("h2", 20_000); // the job's mean: 12 s
+    // h1's running map has no progress yet: it ends at 10 s + h1's own 4 s, so m2's request
+    // (0.64 s read, 1 s lead) is due at 12.36 s. With the job's mean it would be 20.36 s.
+    p.tick(12_300, running("h1", 10_000, 0f), h -> "/r");
+    assertTrue(prefetcher.sent.isEmpty(), "sent too early: " + prefetcher.sent);
+    p.tick(12_400, running("h1", 10_000, 0f), h -> "/r");
+    assertEquals(List.of("m2@h1"), prefetcher.sent);
+  }
+
+  @Test
   void aNodesLoadsAreTimedTogetherSinceTheyShareItsDisk() {
     PspPlanner<String> p = planner(0);
-    for (String m : new String[] {"m0", "m1", "m2", "m3"}) {
-      p.plan(m, new String[] {"h1"}, List.of("/r"));
-    }
+    planOnH1(p, "m0", "m1", "m2", "m3");
     p.placed("m0", "h1", 0);
     p.placed("m1", "h1", 0);
     // Both slots free at 10 s. m2's own 0.64 s read starts at 8.36 s; m3, next on the same
@@ -112,9 +129,7 @@ class TestPspPlanner {
   @Test
   void mapsLaunchingEarlierThanPredictedWidenTheLead() {
     PspPlanner<String> p = planner(0);
-    for (String m : new String[] {"m0", "m1", "m2"}) {
-      p.plan(m, new String[] {"h1"}, List.of("/r"));
-    }
+    planOnH1(p, "m0", "m1", "m2");
     p.placed("m0", "h1", 0);
     p.tick(8_400, running("h1", 0, 0.84f), h -> "/r"); // finish 10 s: m1's request at 8.36 s
     assertEquals(List.of("m1@h1"), prefetcher.sent);
@@ -131,9 +146,7 @@ class TestPspPlanner {
   @Test
   void loadsSlowerThanConfiguredAreTimedAtTheirObservedRate() {
     PspPlanner<String> p = planner(0);
-    for (String m : new String[] {"m0", "m1", "m2"}) {
-      p.plan(m, new String[] {"h1"}, List.of("/r"));
-    }
+    planOnH1(p, "m0", "m1", "m2");
     p.placed("m0", "h1", 0);
     p.tick(1_000, running("h1", 0, 0f), h -> "/r"); // unknown finish: m1 at once
     p.tick(3_000, running("h1", 0, 0f), h -> "/r");
@@ -155,9 +168,7 @@ class TestPspPlanner {
   @Test
   void unknownFinishPrefetchesAtOnceOneMapPerSlot() {
     PspPlanner<String> p = planner(0);
-    for (String m : new String[] {"m0", "m1", "m2"}) {
-      p.plan(m, new String[] {"h1"}, List.of("/r"));
-    }
+    planOnH1(p, "m0", "m1", "m2");
     p.placed("m0", "h1", 0);
     p.tick(100, running("h1", 0, 0f), h -> "/r");
     assertEquals(List.of("m1@h1"), prefetcher.sent);

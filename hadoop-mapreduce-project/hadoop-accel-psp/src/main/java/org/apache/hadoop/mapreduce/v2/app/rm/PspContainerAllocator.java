@@ -155,8 +155,9 @@ public class PspContainerAllocator extends RMContainerAllocator {
       if (c == null) { // its container finished
         it.remove();
         firstProgress.remove(e.getKey());
-        if (attempt != null && attempt.getState() == TaskAttemptState.SUCCEEDED) {
-          planner.finished(now - e.getValue());
+        if (attempt != null && attempt.getState() == TaskAttemptState.SUCCEEDED
+            && attempt.getNodeId() != null) {
+          planner.finished(attempt.getNodeId().getHost(), now - e.getValue());
         }
         continue;
       }
