@@ -43,7 +43,6 @@ public final class PrefetchServer implements Closeable {
   private final Thread acceptor;
   private final AtomicLong loadedBytes = new AtomicLong();
   private final AtomicLong refusedTokens = new AtomicLong();
-  private final AtomicLong residentSkips = new AtomicLong();
   private volatile boolean closed;
 
   /** Binds the configured address and port and starts accepting. */
@@ -83,11 +82,6 @@ public final class PrefetchServer implements Closeable {
   /** Requests refused for their block token since start. */
   public long refusedTokens() {
     return refusedTokens.get();
-  }
-
-  /** Requests answered without a read since start: their range was already cached. */
-  public long residentSkips() {
-    return residentSkips.get();
   }
 
   private void acceptLoop() {
@@ -180,7 +174,6 @@ public final class PrefetchServer implements Closeable {
     if (PageCache.isResident(file, r.offset, length)) {
       // A warm cache: reading the block through again would only spend the node's CPU (on the
       // warm pseudo cluster, the launch prefetches' rereads made Grep's maps 13 % slower).
-      residentSkips.incrementAndGet();
       return new PrefetchReply(PrefetchReply.Status.RESIDENT, 0);
     }
     boolean loading = false;
