@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Measurements for `emu-cluster probe`, run inside a node (node-run) or on the host.
 
-  cpu SECONDS                 busy loop: share of one core this process got
+  cpu SECONDS [USAGE]         busy loop: share of one core this process got, and that of its
+                              cgroup over the same window (USAGE: its cpuacct.usage or cpu.stat)
   make FILE BYTES             write FILE, fsync, drop it from the page cache (host side)
   drop FILE                   drop FILE from the page cache
   read FILE [BYTES]           sequential 1 MiB reads (buffered) of FILE or its first BYTES
@@ -10,14 +11,15 @@
   wiops FILE SECONDS          random 4 KiB O_DIRECT overwrites
   recv ADDR / send ADDR SECS  TCP: 200 one-byte pings (round trip), then bulk for SECS
 
-Each prints one line: "<amount> <seconds>" (bytes, ops or a share), or for send the payload in
-bit/s and the round trip in microseconds.
+Each prints one line: "<amount> <seconds>" (bytes, ops or a share), for cpu with USAGE also the
+group's share, for send the payload in bit/s and the round trip in microseconds.
 """
 from __future__ import annotations
 
 import mmap
 import os
 import random
+import re
 import socket
 import sys
 import time
@@ -25,11 +27,26 @@ import time
 MIB = 1 << 20
 
 
-def cpu(seconds: float) -> None:
+def group_cpu_ns(usage: str) -> int:
+    """CPU time a cgroup used: v1 cpuacct.usage (ns), or v2 cpu.stat's usage_usec."""
+    with open(usage) as f:
+        text = f.read()
+    if usage.endswith("cpu.stat"):
+        return 1000 * int(re.search(r"^usage_usec (\d+)", text, re.M).group(1))
+    return int(text)
+
+
+def cpu(seconds: float, usage: str | None) -> None:
+    # The group's share is read inside the loop's own window: sampled from outside, the window
+    # would also hold this interpreter's start, and a group that got its quota reads low.
+    g0 = group_cpu_ns(usage) if usage else 0
     t0, c0 = time.monotonic(), time.process_time()
     while time.monotonic() - t0 < seconds:
         pass
-    print(f"{(time.process_time() - c0) / (time.monotonic() - t0):.3f} 1")
+    g1 = group_cpu_ns(usage) if usage else 0
+    wall = time.monotonic() - t0
+    group = f" {(g1 - g0) / 1e9 / wall:.3f}" if usage else ""
+    print(f"{(time.process_time() - c0) / wall:.3f} 1{group}")
 
 
 def drop(path: str) -> None:
@@ -148,7 +165,7 @@ def net(mode: str, addr: str, seconds: float = 3.0) -> None:
 def main(argv: list[str]) -> None:
     op = argv[0]
     if op == "cpu":
-        cpu(float(argv[1]))
+        cpu(float(argv[1]), argv[2] if len(argv) > 2 else None)
     elif op == "make":
         make(argv[1], int(argv[2]))
     elif op == "drop":
