@@ -294,14 +294,18 @@ def sample(work: Path) -> dict | None:
     if p.returncode != 0:
         return None
     s: dict = {"work": str(work), "nodes": {}}
-    for line in p.stdout.splitlines():
-        kv = dict(x.split("=", 1) for x in line.split())
-        if "host" in kv:
-            host = kv.pop("host")
-            s["nodes"][host] = {k: float(v) for k, v in kv.items()}
-        else:
-            s.update({k: float(v) for k, v in kv.items()})
-    env = (work / "cluster.env").read_text()
+    try:
+        for line in p.stdout.splitlines():
+            kv = dict(x.split("=", 1) for x in line.split())
+            if "host" in kv:
+                host = kv.pop("host")
+                s["nodes"][host] = {k: float(v) for k, v in kv.items()}
+            else:
+                s.update({k: float(v) for k, v in kv.items()})
+        env = (work / "cluster.env").read_text()
+    except (ValueError, OSError):
+        # A cluster going down mid-sample (cgroups removed, cluster.env deleted): no sample.
+        return None
     s["knobs"] = {
         ln.split("=", 1)[0][len("# knob ") :]: ln.split("=", 1)[1]
         for ln in env.splitlines()

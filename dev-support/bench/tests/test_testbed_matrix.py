@@ -90,3 +90,18 @@ def test_every_preset_size_is_a_known_workload():
     for preset, sizes in tm.SIZES.items():
         unknown = set(sizes) - set(WORKLOADS)
         assert not unknown, f"{preset}: {unknown}"
+
+
+def test_sample_of_a_cluster_going_down_is_skipped(tmp_path, monkeypatch):
+    (tmp_path / "cluster.env").write_text("# knob cpu=0.3\n")
+
+    def stats(stdout):
+        return lambda *a, **k: tm.subprocess.CompletedProcess(a, 0, stdout=stdout, stderr="")
+
+    monkeypatch.setattr(tm.subprocess, "run", stats("host=node1 cpu_ns=5 rbytes=7\n"))
+    s = tm.sample(tmp_path)
+    assert s["nodes"]["node1"] == {"cpu_ns": 5.0, "rbytes": 7.0}
+    assert s["knobs"] == {"cpu": "0.3"}
+    # A node's cgroups removed mid-sample leave a counter empty.
+    monkeypatch.setattr(tm.subprocess, "run", stats("host=node1 cpu_ns= rbytes=7\n"))
+    assert tm.sample(tmp_path) is None
