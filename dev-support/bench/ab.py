@@ -227,6 +227,8 @@ def main() -> int:
                     cpu[f"cpu_{n}_s"] = proccpu.processes_delta_s(
                         procs_before[n], proccpu.processes_cpu_s(rx)
                     )
+                for job_id in job_ids:  # after the CPU counters: not the run's own work
+                    c.keep_logs(job_id, logs / "daemons")
                 if rc != 0 or not job_ids:
                     raise SystemExit(
                         f"{key} run {i} failed (exit {rc}), see {logs / f'{key}-{i}.log'}"

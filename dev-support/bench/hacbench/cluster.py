@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import shutil
 import subprocess
 import time
 from dataclasses import dataclass
@@ -38,6 +39,20 @@ class Cluster:
         p = self.sh(" ".join(shlex.quote(a) for a in argv), log=log, check=False)
         wall = time.perf_counter() - t
         return wall, JOB_ID.findall(log.read_text(errors="replace")), p.returncode
+
+    def keep_logs(self, job_id: str, dest: Path) -> None:
+        """Copies the job's AM syslog, and the ResourceManager's log so far, into dest: the
+        cluster's logs go with it when it goes down (pseudo: WORK/logs, emulated:
+        WORK/nodes/HOST/logs), and its container placement is only in them."""
+        work = self.env("CLUSTER_WORK")
+        if not work:
+            return
+        app = "application_" + job_id[len("job_"):]
+        dest.mkdir(parents=True, exist_ok=True)
+        for f in Path(work).glob(f"**/userlogs/{app}/container_*_01_000001/syslog"):
+            shutil.copyfile(f, dest / f"{job_id}-am.log")
+        for f in Path(work).glob("**/logs/*-resourcemanager-*.log"):
+            shutil.copyfile(f, dest / "resourcemanager.log")
 
     def drop_caches(self) -> None:
         subprocess.run(["sync"], check=True)
