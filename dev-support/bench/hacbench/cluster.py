@@ -49,10 +49,11 @@ class Cluster:
             return
         app = "application_" + job_id[len("job_"):]
         dest.mkdir(parents=True, exist_ok=True)
-        for f in Path(work).glob(f"**/userlogs/{app}/container_*_01_000001/syslog"):
-            shutil.copyfile(f, dest / f"{job_id}-am.log")
-        for f in Path(work).glob("**/logs/*-resourcemanager-*.log"):
-            shutil.copyfile(f, dest / "resourcemanager.log")
+        for logs in ("logs", "nodes/*/logs"):  # not "**": the work dir holds the block files
+            for f in Path(work).glob(f"{logs}/userlogs/{app}/container_*_01_000001/syslog"):
+                shutil.copyfile(f, dest / f"{job_id}-am.log")
+            for f in Path(work).glob(f"{logs}/*-resourcemanager-*.log"):
+                shutil.copyfile(f, dest / "resourcemanager.log")
 
     def drop_caches(self) -> None:
         subprocess.run(["sync"], check=True)
