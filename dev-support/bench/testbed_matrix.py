@@ -244,11 +244,23 @@ def scaled_rate(value: str, f: float) -> str:
     return ",".join(out)
 
 
+def scaled_time(value: str, f: float) -> str:
+    """A time knob (the modelled disk's access in ms, per-worker lists) over f: "none" when f
+    is infinite."""
+    if math.isinf(f) or value == "none":
+        return "none"
+    return ",".join(f"{float(v) / f:.4g}" for v in value.split(","))
+
+
 def rate_args(knobs: dict[str, str], f: float) -> list[str]:
-    """`emu-cluster up` options that scale the preset's link and disk rates by f."""
+    """`emu-cluster up` options that scale the preset's link and disk rates by f (and the
+    modelled disk's access time by 1/f)."""
     if f == 1:
         return []
-    return [x for k in RATE_KNOBS if k in knobs for x in (f"--{k}", scaled_rate(knobs[k], f))]
+    out = [x for k in RATE_KNOBS if k in knobs for x in (f"--{k}", scaled_rate(knobs[k], f))]
+    if "disk-access" in knobs:
+        out += ["--disk-access", scaled_time(knobs["disk-access"], f)]
+    return out
 
 
 def preset(name: str) -> dict[str, str]:
@@ -385,6 +397,9 @@ def utilisation(step_dir: Path, samples: Path) -> None:
                     "disk_write_MBps": d["wbytes"] / 1e6,
                     "link_in_Mbps": d["link_tx"] * 8 / 1e6,
                     "link_out_Mbps": d["link_rx"] * 8 / 1e6,
+                    # A modelled disk (--node-disks hdd): the share of time its head was busy.
+                    "disk_busy_pct": d["disk_busy_ms"] / 10 if "disk_busy_ms" in d else None,
+                    "disk_seeks_per_s": d.get("disk_seeks"),
                 }
                 for key, knob, unit, val in (
                     ("disk_read_pct", "disk-read-bw", 1000, d["rbytes"]),
@@ -401,12 +416,17 @@ def utilisation(step_dir: Path, samples: Path) -> None:
     def pct(v):
         return "" if v is None else f" ({v:.0f} %)"
 
+    def busy(u):
+        if u.get("disk_busy_pct") is None:
+            return "–"
+        return f"{u['disk_busy_pct']:.0f} % ({u['disk_seeks_per_s']:.1f})"
+
     md = [
         "# Utilisation per run (sampled every 2 s over the job's span)",
         "",
         "| run | job s | machine CPU idle | node | CPU cores | disk read MB/s | disk write MB/s "
-        "| link in Mbit/s | link out Mbit/s |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| disk busy (seeks/s) | link in Mbit/s | link out Mbit/s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         for i, (n, u) in enumerate(sorted(r["nodes"].items())):
@@ -420,6 +440,7 @@ def utilisation(step_dir: Path, samples: Path) -> None:
                 f"| {head} | {n} | {u['cpu_cores']:.2f} | "
                 f"{u['disk_read_MBps']:.1f}{pct(u['disk_read_pct'])} | "
                 f"{u['disk_write_MBps']:.1f}{pct(u['disk_write_pct'])} | "
+                f"{busy(u)} | "
                 f"{u['link_in_Mbps']:.1f}{pct(u['link_in_pct'])} | "
                 f"{u['link_out_Mbps']:.1f}{pct(u['link_out_pct'])} |"
             )
@@ -497,6 +518,8 @@ def main() -> int:
     knobs = preset(tb)
     cluster_args = rate_args(knobs, args.rate_scale) + shlex.split(args.cluster_args)
     knobs.update({k: scaled_rate(v, args.rate_scale) for k, v in knobs.items() if k in RATE_KNOBS})
+    if "disk-access" in knobs:
+        knobs["disk-access"] = scaled_time(knobs["disk-access"], args.rate_scale)
     job_args = f"{JOB_ARGS[tb]} {args.job_args}".strip()
 
     def chosen(workloads) -> list[str]:

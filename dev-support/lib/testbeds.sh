@@ -14,6 +14,11 @@ TESTBED_10GIGE_BW=226mbit
 # thread; TESTBEDS.md).
 TESTBED_CORE_MIPS=2900
 
+# The seeds' SATA disks' mean random access, 8.5 ms seek + 4.17 ms half turn at 7200 rpm; a
+# preset's --disk-access is this times its D (used by --node-disks hdd only).
+TESTBED_DISK_ACCESS_MS=12.67
+disk_access_of() { awk -v d="$1" -v a="$TESTBED_DISK_ACCESS_MS" 'BEGIN { printf "%.1f\n", d * a }'; }
+
 # Settings every preset shares: 384 MB task containers (the scheduler's minimum must not round
 # them up to 512), and DataNodes that fsync each block on close, so that HDFS writes are held
 # to the node's write throttle on cgroup v1 too (v1 does not charge background writeback).
@@ -53,7 +58,7 @@ testbed_apply() {
       # Seed 003 Tables 3.3/3.4: nodes A..E, Grep computing ratios 1 : 2 : 3.3 : 3.3 : 3.3.
       # D = 1.38 (node A, a 2 x 1 GHz Core 2 Duo = 0.69 of our cores, gets 0.5). S = 1.
       nodes=5 cpu=0.5,0.25,0.15,0.15,0.15 bw=725mbit
-      disk_read=43m disk_write=40m memory=3412m vcores=4
+      disk_read=43m disk_write=40m disk_access=$(disk_access_of 1.38) memory=3412m vcores=4
       testbed_common
       two_map_slots
       am_on_master
@@ -64,7 +69,8 @@ testbed_apply() {
       # disk, 1 GigE, replication 1, 64 MB blocks. D = 11.0, S = 1: at S = 1/4 JVM start,
       # which does not scale, made a 16 MB map CPU-bound (TESTBEDS.md).
       nodes=4 cpu=0.3 bw=91mbit
-      disk_read=5.5m disk_write=5m memory=3384m vcores=4 replication=1
+      disk_read=5.5m disk_write=5m disk_access=$(disk_access_of 11.0) memory=3384m vcores=4
+      replication=1
       testbed_common
       two_map_slots
       am_on_master
@@ -75,7 +81,8 @@ testbed_apply() {
       # 4 maps + 2 reduces per node, 1 GigE (10 GigE: --bw 226mbit), 256 MB blocks.
       # D = 44.2, S = 1/16.
       nodes=4 cpu=0.3 bw=23mbit
-      disk_read=4.5m disk_write=4.5m memory=3600m nm_memory=2304 vcores=6 disks=2
+      disk_read=4.5m disk_write=4.5m disk_access=$(disk_access_of 44.2) memory=3600m
+      nm_memory=2304 vcores=6 disks=2
       testbed_common
       extra+=("dfs.blocksize=16m@hdfs-site.xml")
       ;;
@@ -83,7 +90,8 @@ testbed_apply() {
       # Seed 002 section 6.1 and Table 2: the JBS nodes; 2 GB task heaps, io.sort.mb 800,
       # io.file.buffer.size 8 MB, 256 MB blocks. D = 44.2, S = 1/16.
       nodes=4 cpu=0.3 bw=23mbit
-      disk_read=4.5m disk_write=4.5m memory=3600m nm_memory=2304 vcores=6 disks=2
+      disk_read=4.5m disk_write=4.5m disk_access=$(disk_access_of 44.2) memory=3600m
+      nm_memory=2304 vcores=6 disks=2
       testbed_common
       extra+=(
         "dfs.blocksize=16m@hdfs-site.xml"
@@ -108,7 +116,8 @@ testbed_show() {
     extra=() replication='' disks=1
     testbed_apply "$1"
     echo "--nodes $nodes --cpu $cpu --master-cpu $master_cpu --bw $bw --disk-read-bw $disk_read" \
-      "--disk-write-bw $disk_write --memory $memory --nm-memory $nm_memory --vcores $vcores" \
+      "--disk-write-bw $disk_write --disk-access $disk_access --memory $memory" \
+      "--nm-memory $nm_memory --vcores $vcores" \
       "--disks $disks${replication:+ --replication $replication}"
     for t in "${extra[@]}"; do echo "--conf $t"; done
   )

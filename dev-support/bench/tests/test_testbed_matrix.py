@@ -17,8 +17,8 @@ def test_rate_of_per_worker_lists():
     assert tm.rate_of("none", "node1", 1000) is None
 
 
-def sample(t, busy, idle, rbytes, link_rx, wbytes=0, wios=0):
-    return {
+def sample(t, busy, idle, rbytes, link_rx, wbytes=0, wios=0, disk=None):
+    s = {
         "work": "/w",
         "time": t,
         "cpu_busy": busy,
@@ -35,6 +35,9 @@ def sample(t, busy, idle, rbytes, link_rx, wbytes=0, wios=0):
             }
         },
     }
+    if disk:  # a modelled disk's busy ms and seeks
+        s["nodes"]["node1"].update(disk_busy_ms=disk[0], disk_seeks=disk[1])
+    return s
 
 
 def test_utilisation_over_a_jobs_span(tmp_path):
@@ -69,18 +72,23 @@ def test_utilisation_over_a_jobs_span(tmp_path):
     assert u["disk_write_requests"] == 40 and u["disk_write_MB"] == 20
     assert "| 8.0 | 40 | 20 | 500 | 200 | 200 |" in (step / "utilisation.md").read_text()
     assert abs(n["cpu_cores"] - 0.3) < 1e-9
-    assert "| node1 | 0.30 | 5.0 (50 %)" in (step / "utilisation.md").read_text()
+    assert "| node1 | 0.30 | 5.0 (50 %) | 2.0 | – |" in (step / "utilisation.md").read_text()
+    assert n["disk_busy_pct"] is None
 
 
 def test_rate_scale_divides_the_io_dilation():
-    knobs = {"cpu": "0.3", "bw": "23mbit", "disk-read-bw": "4.5m", "disk-write-bw": "40m,20m"}
+    knobs = {"cpu": "0.3", "bw": "23mbit", "disk-read-bw": "4.5m", "disk-write-bw": "40m,20m",
+             "disk-access": "560.0"}
     assert tm.rate_args(knobs, 1) == []
     assert tm.rate_args(knobs, 4) == [
-        "--bw", "92mbit", "--disk-read-bw", "18m", "--disk-write-bw", "160m,80m"
+        "--bw", "92mbit", "--disk-read-bw", "18m", "--disk-write-bw", "160m,80m",
+        "--disk-access", "140",
     ]
     assert tm.rate_args(knobs, float("inf")) == [
-        "--bw", "none", "--disk-read-bw", "none", "--disk-write-bw", "none"
+        "--bw", "none", "--disk-read-bw", "none", "--disk-write-bw", "none",
+        "--disk-access", "none",
     ]
+    assert tm.scaled_time("20,40", 2) == "10,20"
     assert tm.scaled_rate("none", 4) == "none"
 
 
@@ -105,3 +113,19 @@ def test_sample_of_a_cluster_going_down_is_skipped(tmp_path, monkeypatch):
     # A node's cgroups removed mid-sample leave a counter empty.
     monkeypatch.setattr(tm.subprocess, "run", stats("host=node1 cpu_ns= rbytes=7\n"))
     assert tm.sample(tmp_path) is None
+
+
+def test_a_modelled_disk_reports_its_busy_time_and_seeks(tmp_path):
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    rows = [sample(100, 0, 0, 0, 0, disk=(0, 0)), sample(110, 1, 1, 0, 0, disk=(7500, 120))]
+    (samples / "s.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    step = tmp_path / "step"
+    step.mkdir()
+    run = {"config": "A", "index": 0, "job": {"job_start": 101_000, "job_s": 8.0}}
+    (step / "results.json").write_text(json.dumps({"runs": [run]}))
+    tm.utilisation(step, samples)
+    [u] = json.loads((step / "utilisation.json").read_text())
+    assert u["nodes"]["node1"]["disk_busy_pct"] == 75
+    assert u["nodes"]["node1"]["disk_seeks_per_s"] == 12
+    assert "| 75 % (12.0) |" in (step / "utilisation.md").read_text()
