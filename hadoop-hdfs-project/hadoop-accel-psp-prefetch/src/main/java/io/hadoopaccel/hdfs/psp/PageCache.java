@@ -1,20 +1,24 @@
 package io.hadoopaccel.hdfs.psp;
 
+import com.sun.jna.LastErrorException;
 import com.sun.jna.Native;
 import com.sun.jna.Platform;
 import com.sun.jna.Pointer;
+import java.io.Closeable;
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The page cache of local files: preload a range (posix_fadvise WILLNEED, then a read-through so
- * that "loaded" means resident), drop a file, count its resident bytes (mincore). Uses libc
- * through JNA; without it, preloading is a plain read-through and residency is unknown (-1).
+ * that "loaded" means resident), lock it in memory (mlock), drop a file, count its resident
+ * bytes (mincore). Uses libc through JNA; without it, preloading is a plain read-through, nothing
+ * is locked and residency is unknown (-1).
  */
 public final class PageCache {
   private static final Logger LOG = LoggerFactory.getLogger(PageCache.class);
@@ -25,6 +29,7 @@ public final class PageCache {
   private static final int POSIX_FADV_DONTNEED = 4;
   private static final int SC_PAGESIZE = 30;
   private static final int READ_BUFFER = 1 << 20;
+  private static final AtomicBoolean LOCK_REFUSED = new AtomicBoolean();
 
   private static final boolean NATIVE = LibC.load();
   private static final long PAGE = NATIVE ? LibC.sysconf(SC_PAGESIZE) : 4096;
@@ -78,6 +83,70 @@ public final class PageCache {
       }
     }
     return done;
+  }
+
+  /** A range of a file locked in memory until closed (see {@link #lock}). */
+  public static final class Locked implements Closeable {
+    private final Pointer addr;
+    private final long length;
+    private boolean closed;
+
+    private Locked(Pointer addr, long length) {
+      this.addr = addr;
+      this.length = length;
+    }
+
+    /** Bytes locked (whole pages). */
+    public long bytes() {
+      return length;
+    }
+
+    @Override
+    public synchronized void close() {
+      if (!closed) {
+        closed = true;
+        LibC.munmap(addr, length); // unmapping unlocks
+      }
+    }
+  }
+
+  /**
+   * Locks {@code [offset, offset + length)} of {@code file} in memory (mmap + mlock, as HDFS's
+   * centralized cache does), so that no reclaim evicts it before its reader comes: a kernel that
+   * pages out idle cache, or memory pressure from the node's tasks. Reads in any page not
+   * resident. Null when it cannot lock: no JNA, or mlock refused (the process's memlock limit,
+   * {@code ulimit -l}); the first refusal is logged, and the range then stays merely cached.
+   */
+  public static Locked lock(File file, long offset, long length) {
+    if (!NATIVE || length <= 0) {
+      return null;
+    }
+    long start = offset - offset % PAGE;
+    long len = offset + length - start;
+    int fd = LibC.open(file.getPath(), O_RDONLY);
+    if (fd < 0) {
+      return null;
+    }
+    try {
+      Pointer addr = LibC.mmap(null, len, PROT_READ, MAP_SHARED, fd, start);
+      if (Pointer.nativeValue(addr) == -1L) {
+        return null;
+      }
+      try {
+        LibC.mlock(addr, len);
+      } catch (LastErrorException e) {
+        LibC.munmap(addr, len);
+        if (LOCK_REFUSED.compareAndSet(false, true)) {
+          LOG.info("PSP cannot lock preloaded blocks in memory (mlock: errno {}; the memlock "
+              + "limit, ulimit -l, must hold hadoop.accel.psp.prefetch.max.bytes): they stay "
+              + "cached but may be evicted before their maps read them", e.getErrorCode());
+        }
+        return null;
+      }
+      return new Locked(addr, len);
+    } finally {
+      LibC.close(fd);
+    }
   }
 
   /** Writes back and drops {@code file}'s pages (tests start from a cold cache with this). */
@@ -185,6 +254,8 @@ public final class PageCache {
     static native Pointer mmap(Pointer addr, long length, int prot, int flags, int fd, long off);
 
     static native int munmap(Pointer addr, long length);
+
+    static native int mlock(Pointer addr, long length) throws LastErrorException;
 
     static native int mincore(Pointer addr, long length, byte[] vec);
 

@@ -17,6 +17,9 @@ public final class PspConfigKeys {
   /** How long a preloaded block counts against the bound unless released earlier. */
   public static final String PREFETCH_HOLD_MS = "hadoop.accel.psp.prefetch.hold.ms";
 
+  /** Whether a DataNode locks the blocks it holds in memory (mlock) until they are released. */
+  public static final String PREFETCH_LOCK = "hadoop.accel.psp.prefetch.lock";
+
   /** Threads that load blocks on a DataNode. */
   public static final String PREFETCH_THREADS = "hadoop.accel.psp.prefetch.threads";
 

@@ -84,6 +84,32 @@ class TestPrefetchServer {
   }
 
   @Test
+  void aHeldBlockIsLockedInMemoryUntilReleased() throws IOException {
+    long before = lockedBytes();
+    PrefetchRequest a = request(blockA, blockA.getBlockToken());
+    assertEquals(PrefetchReply.Status.LOADED, send(a).status);
+    assertTrue(lockedBytes() - before >= BLOCK, "locked " + (lockedBytes() - before));
+    // Locked pages survive what would drop merely cached ones.
+    PageCache.evict(fileA);
+    assertEquals(BLOCK, PageCache.residentBytes(fileA));
+    assertEquals(PrefetchReply.Status.RELEASED, send(a.toRelease()).status);
+    assertEquals(before, lockedBytes());
+    PageCache.evict(fileA);
+    assertEquals(0, PageCache.residentBytes(fileA));
+  }
+
+  /** This JVM's (the DataNode's) locked memory, from /proc/self/status. */
+  private static long lockedBytes() throws IOException {
+    for (String line : java.nio.file.Files.readAllLines(java.nio.file.Paths.get(
+        "/proc/self/status"))) {
+      if (line.startsWith("VmLck:")) {
+        return 1024 * Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    throw new IOException("no VmLck in /proc/self/status");
+  }
+
+  @Test
   void whollyCachedRangeIsHeldWithoutARead() throws IOException {
     PrefetchRequest a = request(blockA, blockA.getBlockToken());
     // Half cached is not resident: the prefetcher reads the block. (The second half: readahead
