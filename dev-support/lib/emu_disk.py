@@ -47,7 +47,7 @@ class HddModel:
         self.capacity = capacity
         self.head = 0
         self.requests = self.seeks = 0
-        self.busy_s = 0.0
+        self.busy_s = self.positioning_s = 0.0
         self.set(read_bps=read_bps, write_bps=write_bps, access_s=access_s)
 
     def set(self, **params: float) -> None:
@@ -76,12 +76,13 @@ class HddModel:
         self.head = offset + length
         self.requests += 1
         self.busy_s += took
+        self.positioning_s += positioning
         return took
 
     def describe(self) -> str:
         return (f"read_bps={self.read_bps:.0f} write_bps={self.write_bps:.0f} "
                 f"access_s={self.access_s:.6f} requests={self.requests} seeks={self.seeks} "
-                f"busy_s={self.busy_s:.3f}\n")
+                f"busy_s={self.busy_s:.3f} positioning_s={self.positioning_s:.3f}\n")
 
 
 def parse_params(text: str) -> dict[str, float]:

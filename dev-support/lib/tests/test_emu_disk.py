@@ -55,6 +55,7 @@ def test_a_small_gap_ahead_passes_under_the_head_and_a_step_back_seeks():
     m.serve(4096 + SEQUENTIAL_WINDOW + 1, 4096, False)
     assert m.seeks == 2
     assert m.busy_s > 0 and m.requests == 4
+    assert m.positioning_s == pytest.approx(m.busy_s - 4 * 4096 / MB)
 
 
 def test_no_limits_cost_nothing():
