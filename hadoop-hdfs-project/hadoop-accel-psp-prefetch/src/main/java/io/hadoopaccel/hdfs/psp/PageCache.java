@@ -96,11 +96,6 @@ public final class PageCache {
       this.length = length;
     }
 
-    /** Bytes locked (whole pages). */
-    public long bytes() {
-      return length;
-    }
-
     @Override
     public synchronized void close() {
       if (!closed) {
