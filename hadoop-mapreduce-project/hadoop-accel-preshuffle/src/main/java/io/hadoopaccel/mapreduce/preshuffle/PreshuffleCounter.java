@@ -12,12 +12,18 @@ public enum PreshuffleCounter {
   PUSHES_ABANDONED,
   /** Map: reducers not reached before the drain timeout or with no receiver registered. */
   PUSHES_LEFT_TO_PULL,
+  /** Map: reducers that got part of this map's output by push and pull the rest. */
+  PUSHES_PARTLY_LEFT,
+  /** Map: bytes written to leftover outputs, the segments left to be pulled. */
+  LEFTOVER_BYTES,
   /** Reduce: pushed bytes received and checksummed. */
   RECEIVED_BYTES,
   /** Reduce: maps whose output came entirely by push and was merged without a fetch. */
   MAPS_FROM_PUSH,
-  /** Reduce: maps fetched by pull after all (not pushed, pushed in part, or refused). */
+  /** Reduce: maps fetched whole by pull after all (not pushed, or pushed and discarded). */
   MAPS_PULLED,
+  /** Reduce: maps merged from the spills pushed plus the leftover spills pulled. */
+  MAPS_PARTLY_PULLED,
   /** Reduce: received bytes thrown away: a failed, killed, obsolete or losing attempt's, or an
    *  incomplete push's. */
   DISCARDED_BYTES,

@@ -5,6 +5,8 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import javax.crypto.SecretKey;
+import org.apache.hadoop.mapred.TaskID;
+import org.apache.hadoop.mapreduce.TaskAttemptID;
 import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
 
 /**
@@ -15,12 +17,15 @@ import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
  *                   int progress, long rawLength, long partLength, UTF hash
  * reduce -&gt; map:    byte ACCEPT, UTF replyHash  |  byte REFUSE, UTF reason  |  byte AUTH_FAILED
  * map    -&gt; reduce: (SEGMENT only) partLength bytes: the spill's IFile segment for partition
- * reduce -&gt; map:    byte OK or FAILED (SEGMENT: stored; DONE: the reducer holds every segment)
+ * reduce -&gt; map:    byte OK or FAILED (SEGMENT: stored; DONE: the reducer holds every segment;
+ *                   LEFT: the reducer holds a prefix of the spills and will pull the rest)
  * </pre>
  *
- * For DONE, {@code spill} is the map's number of spills. {@code progress} is the share of its
- * input (in thousandths) the map had consumed when the spill was written: the reducer's
- * progress counts pushed data by it (seed 003 §5.3). The hash is the job token's HMAC of
+ * For DONE and LEFT, {@code spill} is the map's number of spills. LEFT says that the spills
+ * from {@code rawLength} on were not all pushed and can be pulled, one leftover output per
+ * spill ({@link #leftover}), from the map's node as stock pulls a map output. For SEGMENT,
+ * {@code progress} is the share of its input (in thousandths) the map had consumed when the
+ * spill was written: the reducer's progress counts pushed data by it (seed 003 §5.3). The hash is the job token's HMAC of
  * every header field, and the reply hash the HMAC of that hash: each side proves the token as
  * stock's fetch and its reply hash do.
  */
@@ -30,6 +35,7 @@ public final class PushProtocol {
   public static final int WHOLE = 1000;
   public static final byte SEGMENT = 1;
   public static final byte DONE = 2;
+  public static final byte LEFT = 3;
 
   public static final byte ACCEPT = 0;
   public static final byte REFUSE = 1;
@@ -37,6 +43,13 @@ public final class PushProtocol {
 
   public static final byte OK = 0;
   public static final byte FAILED = 1;
+
+  /**
+   * Leftover outputs are named like attempts of the map, numbered from here: the attempt's own
+   * number times {@link #LEFTOVER_SPILLS}, plus the spill.
+   */
+  static final int LEFTOVER_BASE = 1_000_000_000;
+  static final int LEFTOVER_SPILLS = 10_000;
 
   /** The longest attempt id a receiver reads before authenticating (ids are ~40 chars). */
   static final int MAX_ID_CHARS = 256;
@@ -99,9 +112,9 @@ public final class PushProtocol {
       Header h = new Header(kind, attempt, in.readInt(), in.readInt(), in.readInt(),
           in.readLong(), in.readLong());
       String hash = in.readUTF();
-      if ((kind != SEGMENT && kind != DONE) || attempt.length() > MAX_ID_CHARS
+      if ((kind != SEGMENT && kind != DONE && kind != LEFT) || attempt.length() > MAX_ID_CHARS
           || h.spill < 0 || h.progress < 0 || h.progress > WHOLE || h.rawLength < 0
-          || h.partLength < 0) {
+          || h.partLength < 0 || (kind == LEFT && h.rawLength > h.spill)) {
         throw new AuthenticationException("malformed push header");
       }
       try {
@@ -117,6 +130,36 @@ public final class PushProtocol {
     public String replyHash(SecretKey key) {
       return SecureShuffleUtils.generateHash(hash.getBytes(StandardCharsets.UTF_8), key);
     }
+  }
+
+  /**
+   * The name under which spill {@code spill} of {@code map} is left for its reducers to pull
+   * (an attempt id no ApplicationMaster hands out), or null if the numbers do not fit. Ids are
+   * {@code mapred} ones, as completion events and parsed shuffle headers carry (the two
+   * classes' ids never equal each other).
+   */
+  public static TaskAttemptID leftover(TaskAttemptID map, int spill) {
+    if (map.getId() >= (Integer.MAX_VALUE - LEFTOVER_BASE) / LEFTOVER_SPILLS - 1
+        || spill >= LEFTOVER_SPILLS || isLeftover(map)) {
+      return null;
+    }
+    return new org.apache.hadoop.mapred.TaskAttemptID(TaskID.downgrade(map.getTaskID()),
+        LEFTOVER_BASE + map.getId() * LEFTOVER_SPILLS + spill);
+  }
+
+  public static boolean isLeftover(TaskAttemptID id) {
+    return id.getId() >= LEFTOVER_BASE;
+  }
+
+  /** The map attempt a leftover output belongs to (a {@code mapred} id). */
+  public static TaskAttemptID leftoverOf(TaskAttemptID leftover) {
+    return new org.apache.hadoop.mapred.TaskAttemptID(TaskID.downgrade(leftover.getTaskID()),
+        (leftover.getId() - LEFTOVER_BASE) / LEFTOVER_SPILLS);
+  }
+
+  /** The spill a leftover output holds. */
+  public static int leftoverSpill(TaskAttemptID leftover) {
+    return (leftover.getId() - LEFTOVER_BASE) % LEFTOVER_SPILLS;
   }
 
   /** Throws unless {@code reply} is the HMAC of {@code hash}: the receiver knows the token. */

@@ -134,8 +134,10 @@ public final class PushReceiver implements Closeable {
       // The sink reads exactly partLength bytes (stock's IFileInputStream, checksum verified).
       sink.receive(map, h.spill, h.progress, h.rawLength, h.partLength, in);
       ok = true;
-    } else {
+    } else if (h.kind == PushProtocol.DONE) {
       ok = sink.done(map, h.spill);
+    } else {
+      ok = sink.left(map, h.spill, (int) h.rawLength);
     }
     out.writeByte(ok ? PushProtocol.OK : PushProtocol.FAILED);
     out.flush();

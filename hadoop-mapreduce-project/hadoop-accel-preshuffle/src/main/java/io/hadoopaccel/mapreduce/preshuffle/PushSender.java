@@ -38,16 +38,32 @@ import org.slf4j.LoggerFactory;
  * stream, one acknowledged segment at a time, could not fill a slow link: measured on the
  * shuffle-bound xie-psp variant). A reducer that is not registered yet gets the spills it
  * missed once it registers (they stay readable through open files, even after the merge
- * deletes them). A reducer whose push fails or is refused is given up for this map: it pulls
- * the map's output as stock does. Nothing here can fail the map.
+ * deletes them). When a push to a reducer fails, or the map's output is final and the drain
+ * timeout runs out before the reducer has every spill, the map stops pushing to it; at close
+ * it writes the spills that reducer lacks as leftover outputs beside its map output and tells
+ * the reducer (a LEFT marker), which pulls just those instead of the whole map output. A
+ * reducer that refuses pushes, got none, or cannot be told pulls the map's output as stock
+ * does. Nothing here can fail the map.
  */
 public final class PushSender implements SpillWatchingOutputFiles.Listener, Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(PushSender.class);
   private static final int CHUNK = 64 * 1024;
   /** While a spill's index or last bytes are being written (microseconds), look again after. */
   private static final long LOAD_RETRY_MS = 5;
+  /**
+   * Where stock's shuffle handler finds a map attempt's output: {@code output/<attempt>/} in
+   * the task's local dir (YarnOutputFiles' layout; spills sit in the local dir itself).
+   */
+  private static final String OUTPUT_DIR = "output";
+  private static final String OUTPUT = "file.out";
+  private static final String INDEX = "file.out.index";
 
-  private enum State { PENDING, DONE, ABANDONED, LEFT }
+  /**
+   * PENDING: being pushed to. STOPPED: a push failed; leftovers from next[r] at close.
+   * LEAVING: leftovers written, its LEFT marker to send. PARTLY_LEFT: the marker was taken.
+   * DONE: every spill taken. ABANDONED, LEFT: it pulls the whole map output.
+   */
+  private enum State { PENDING, STOPPED, LEAVING, PARTLY_LEFT, DONE, ABANDONED, LEFT }
 
   private static final class Spill {
     final int number;
@@ -82,6 +98,9 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
   private final State[] state;
   private final int[] next; // per reducer, the next spill to push
   private final boolean[] inFlight; // per reducer, a push to it is under way
+  private final Socket[] active; // per reducer, the connection of the push under way
+  private final int[] firstLeft; // per LEAVING reducer, the first spill left to pull
+  private boolean leaving; // close() has begun: no more segments, only markers
   private boolean refreshing;
   private Map<Integer, InetSocketAddress> receivers = new HashMap<>();
   private long lastRefresh = Long.MIN_VALUE / 2;
@@ -123,6 +142,8 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
     this.state = new State[reduces];
     this.next = new int[reduces];
     this.inFlight = new boolean[reduces];
+    this.active = new Socket[reduces];
+    this.firstLeft = new int[reduces];
     Arrays.fill(state, State.PENDING);
     for (int i = 0; i < Math.max(1, Math.min(streams, reduces)); i++) {
       Thread t = new Thread(this::run, "preshuffle-sender-" + i);
@@ -228,7 +249,13 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
       boolean waitingForReceiver = false;
       for (int k = 0; k < state.length; k++) {
         int r = (rotor + k) % state.length;
-        if (state[r] != State.PENDING || inFlight[r]) {
+        if (state[r] == State.LEAVING && !inFlight[r]) {
+          rotor = r + 1;
+          inFlight[r] = true;
+          InetSocketAddress to = receivers.get(r);
+          return new Work(r, () -> pushLeft(r, to));
+        }
+        if (state[r] != State.PENDING || inFlight[r] || leaving) {
           continue;
         }
         boolean hasWork = next[r] < loaded || next[r] == finalSpills;
@@ -257,10 +284,7 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
         refreshing = true;
         return new Work(-1, this::refresh);
       }
-      if (finalSpills >= 0 && !anyPending()) {
-        return null;
-      }
-      if (loaded < spills.size()) {
+      if (loaded < spills.size() && !leaving) {
         wait(LOAD_RETRY_MS);
       } else if (waitingForReceiver) {
         wait(Math.max(1, refreshMs - (now - lastRefresh)));
@@ -318,6 +342,12 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
     Header h = new Header(PushProtocol.SEGMENT, map.toString(), r, spill, s.progress,
         ir.rawLength, ir.partLength);
     try (Socket socket = connect(to)) {
+      synchronized (this) {
+        if (leaving) {
+          return; // close() is writing this reducer's leftovers from next[r] on
+        }
+        active[r] = socket;
+      }
       DataOutputStream out = new DataOutputStream(
           new BufferedOutputStream(socket.getOutputStream(), CHUNK));
       DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
@@ -338,7 +368,7 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
       }
       out.flush();
       if (in.readByte() != PushProtocol.OK) {
-        abandon(r, "reducer could not store spill " + spill);
+        stop(r, "reducer could not store spill " + spill);
         return;
       }
       synchronized (this) {
@@ -346,6 +376,45 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
       }
       reporter.incrCounter(PreshuffleCounter.PUSHED_BYTES, ir.partLength);
       reporter.incrCounter(PreshuffleCounter.PUSHED_SEGMENTS, 1);
+    } catch (PushProtocol.AuthenticationException e) {
+      abandon(r, e.getMessage());
+    } catch (IOException e) {
+      stop(r, e.toString());
+    } finally {
+      synchronized (this) {
+        active[r] = null;
+      }
+    }
+  }
+
+  /** Tells a reducer which spills it is to pull (the leftovers are written already). */
+  private void pushLeft(int r, InetSocketAddress to) {
+    int spills;
+    int first;
+    synchronized (this) {
+      spills = finalSpills;
+      first = firstLeft[r];
+    }
+    Header h = new Header(PushProtocol.LEFT, map.toString(), r, spills, PushProtocol.WHOLE,
+        first, 0);
+    try (Socket socket = connect(to)) {
+      DataOutputStream out = new DataOutputStream(new BufferedOutputStream(
+          socket.getOutputStream()));
+      DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
+      if (!accepted(h, out, in, r)) {
+        return;
+      }
+      if (in.readByte() != PushProtocol.OK) {
+        abandon(r, "reducer does not hold the spills before " + first);
+        return;
+      }
+      synchronized (this) {
+        if (state[r] == State.LEAVING) {
+          state[r] = State.PARTLY_LEFT;
+          reporter.incrCounter(PreshuffleCounter.PUSHES_PARTLY_LEFT, 1);
+        }
+        notifyAll();
+      }
     } catch (IOException e) {
       abandon(r, e.toString());
     }
@@ -407,7 +476,7 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
   }
 
   private synchronized void abandon(int r, String why) {
-    if (state[r] == State.PENDING) {
+    if (state[r] == State.PENDING || state[r] == State.STOPPED || state[r] == State.LEAVING) {
       state[r] = State.ABANDONED;
       reporter.incrCounter(PreshuffleCounter.PUSHES_ABANDONED, 1);
       LOG.info("Push of {} to reducer {} given up, it will pull: {}", map, r, why);
@@ -415,13 +484,27 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
     notifyAll();
   }
 
+  /** No more segments to reducer r: it is to pull the spills from next[r] on. */
+  private synchronized void stop(int r, String why) {
+    if (state[r] == State.PENDING) {
+      state[r] = State.STOPPED;
+      if (!leaving) {
+        LOG.info("Pushes of {} to reducer {} stopped at spill {}, it will pull the rest: {}",
+            map, r, next[r], why);
+      }
+    }
+    notifyAll();
+  }
+
   /**
-   * Waits up to the drain timeout for the pushes to finish, then stops; whatever was not
-   * pushed is pulled.
+   * Waits up to the drain timeout for the pushes to finish, then stops them. A reducer that
+   * holds some spills but not all gets the rest as leftover outputs to pull; every other
+   * unfinished reducer pulls the whole map output.
    */
   @Override
   public void close() {
     long deadline = System.nanoTime() / 1_000_000 + drainMs;
+    List<Socket> cut = new ArrayList<>();
     synchronized (this) {
       try {
         long left;
@@ -432,8 +515,38 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
+      leaving = true;
       for (int r = 0; r < state.length; r++) {
-        if (state[r] == State.PENDING) {
+        if (state[r] == State.PENDING || state[r] == State.STOPPED) {
+          state[r] = State.STOPPED;
+          if (active[r] != null) {
+            cut.add(active[r]); // a push still under way: its spill is left to pull
+          }
+        }
+      }
+    }
+    for (Socket socket : cut) {
+      try {
+        socket.close();
+      } catch (IOException e) {
+        LOG.debug("cutting a push of {}", map, e);
+      }
+    }
+    leaveRest();
+    synchronized (this) {
+      long markersBy = System.nanoTime() / 1_000_000 + timeoutMs;
+      try {
+        long left;
+        while (threads.stream().anyMatch(Thread::isAlive) && has(State.LEAVING)
+            && (left = markersBy - System.nanoTime() / 1_000_000) > 0) {
+          wait(left);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      for (int r = 0; r < state.length; r++) {
+        if (state[r] == State.STOPPED || state[r] == State.LEAVING) {
+          // Its leftovers stay on disk: a LEFT marker that arrives after all is still true.
           state[r] = State.LEFT;
           reporter.incrCounter(PreshuffleCounter.PUSHES_LEFT_TO_PULL, 1);
         }
@@ -460,5 +573,119 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
         }
       }
     }
+  }
+
+  private boolean has(State wanted) {
+    for (State s : state) {
+      if (s == wanted) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Writes the leftover outputs of every stopped reducer that holds at least one spill and
+   * has a receiver to tell, and marks those reducers LEAVING; the others pull everything.
+   */
+  private void leaveRest() {
+    int spillCount;
+    int[] first = new int[state.length];
+    Spill[] all;
+    synchronized (this) {
+      // Once no push is under way, next[r] is the number of spills reducer r acknowledged.
+      long waitUntil = System.nanoTime() / 1_000_000 + timeoutMs;
+      try {
+        long left;
+        while (anyInFlightSegment() && (left = waitUntil - System.nanoTime() / 1_000_000) > 0) {
+          wait(left);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      spillCount = finalSpills;
+      for (int r = 0; r < state.length; r++) {
+        boolean leaveable = state[r] == State.STOPPED && spillCount > 0 && !inFlight[r]
+            && next[r] > 0 && receivers.containsKey(r) && loaded == spillCount
+            && PushProtocol.leftover(map, spillCount - 1) != null;
+        first[r] = leaveable ? next[r] : -1;
+      }
+      all = spills.toArray(new Spill[0]);
+    }
+    try {
+      long bytes = 0;
+      for (int spill = 0; spill < spillCount; spill++) {
+        bytes += writeLeftover(all[spill], first);
+      }
+      reporter.incrCounter(PreshuffleCounter.LEFTOVER_BYTES, bytes);
+    } catch (IOException e) {
+      LOG.warn("Leftover outputs of {} not written; its reducers pull the whole output", map,
+          e);
+      Arrays.fill(first, -1);
+    }
+    synchronized (this) {
+      for (int r = 0; r < state.length; r++) {
+        if (first[r] >= 0 && state[r] == State.STOPPED) {
+          state[r] = State.LEAVING;
+          firstLeft[r] = first[r];
+        }
+      }
+      notifyAll();
+    }
+  }
+
+  private boolean anyInFlightSegment() {
+    for (int r = 0; r < state.length; r++) {
+      if (inFlight[r] && state[r] == State.STOPPED) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Writes spill {@code s}'s segments of the reducers that lack it ({@code first[r]} at most
+   * its number) as an output of their own in the spill's local dir, in the layout stock's
+   * shuffle handler serves: {@code output/<leftover attempt>/file.out} and its index. The other partitions'
+   * index entries are empty, and nobody asks for them. Returns the bytes written.
+   */
+  private long writeLeftover(Spill s, int[] first) throws IOException {
+    SpillRecord index = new SpillRecord(state.length);
+    List<Integer> lacking = new ArrayList<>();
+    for (int r = 0; r < state.length; r++) {
+      if (first[r] >= 0 && first[r] <= s.number) {
+        lacking.add(r);
+      } else {
+        index.putIndex(new IndexRecord(0, 0, 0), r);
+      }
+    }
+    if (lacking.isEmpty()) {
+      return 0;
+    }
+    File dir = new File(new File(new File(s.data.toUri().getPath()).getParentFile(),
+        OUTPUT_DIR), PushProtocol.leftover(map, s.number).toString());
+    if (!dir.mkdirs()) {
+      throw new IOException("cannot create " + dir);
+    }
+    long offset = 0;
+    try (FileChannel out = FileChannel.open(
+        new File(dir, OUTPUT).toPath(),
+        StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      for (int r : lacking) {
+        IndexRecord ir = s.record.getIndex(r);
+        long done = 0;
+        while (done < ir.partLength) {
+          long n = s.channel.transferTo(ir.startOffset + done, ir.partLength - done, out);
+          if (n <= 0) {
+            throw new IOException("spill " + s.number + " of " + map + " ends early");
+          }
+          done += n;
+        }
+        index.putIndex(new IndexRecord(offset, ir.rawLength, ir.partLength), r);
+        offset += ir.partLength;
+      }
+    }
+    index.writeToFile(new Path(new File(dir, INDEX).getPath()), conf);
+    return offset;
   }
 }

@@ -19,6 +19,13 @@ public interface PushSink {
   /** The map has {@code spills} spills in all; true if every one of them is held. */
   boolean done(TaskAttemptID map, int spills);
 
+  /**
+   * The map has {@code spills} spills in all and left those from {@code firstLeft} on to be
+   * pulled; true if the segments held are spills 0 to at least {@code firstLeft - 1}, so that
+   * pulling the rest completes the map's output.
+   */
+  boolean left(TaskAttemptID map, int spills, int firstLeft);
+
   /** An authentication failure or malformed header, for the counters. */
   void refused(String peer, String why);
 }

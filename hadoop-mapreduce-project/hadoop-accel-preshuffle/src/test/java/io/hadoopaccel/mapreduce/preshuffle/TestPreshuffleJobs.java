@@ -34,6 +34,7 @@ import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.TaskCounter;
 import org.apache.hadoop.mapreduce.task.reduce.HaltingPreshuffleShuffle;
 import org.apache.hadoop.mapreduce.task.reduce.PreshuffleShuffle;
+import org.apache.hadoop.mapreduce.task.reduce.SecondSpillFailingShuffle;
 import org.apache.hadoop.mapreduce.task.reduce.Shuffle;
 import org.apache.hadoop.util.Tool;
 import org.junit.jupiter.api.Test;
@@ -111,6 +112,33 @@ class TestPreshuffleJobs {
           conf.set(MRJobConfig.MAP_OUTPUT_COMPRESS_CODEC, DefaultCodec.class.getName());
         });
     assertAllPushed(c.get(Pair.PUSH), 2, 3);
+  }
+
+  @Test
+  void aReducerThatMissedASpillPullsOnlyTheSpillsLeftOver() throws Exception {
+    Path in = new Path("/left/in");
+    writeZipfText(in, new int[] {2 << 20, 2 << 20}, 17);
+    Map<Pair, Counters> c = runPair(Run.PUSH, Sort::new,
+        out -> new String[] {"-r", "2", in.toString(), out.toString()}, "/left", (p, conf) -> {
+          conf.setBoolean(MRJobConfig.MAP_OUTPUT_COMPRESS, true);
+          conf.set(MRJobConfig.MAP_OUTPUT_COMPRESS_CODEC, DefaultCodec.class.getName());
+          if (p == Pair.PUSH) {
+            conf.set(MRConfig.SHUFFLE_CONSUMER_PLUGIN,
+                SecondSpillFailingShuffle.class.getName());
+          }
+        });
+    Counters push = c.get(Pair.PUSH);
+    String all = summary(push);
+    // Each reducer failed to store one pushed spill of each map: those maps were completed
+    // from their leftover spills, none pulled whole, and nothing received was thrown away.
+    long partly = get(push, PreshuffleCounter.MAPS_PARTLY_PULLED);
+    assertTrue(partly >= 3, all);
+    assertEquals(4, partly + get(push, PreshuffleCounter.MAPS_FROM_PUSH), all);
+    assertEquals(partly, get(push, PreshuffleCounter.PUSHES_PARTLY_LEFT), all);
+    assertEquals(0, get(push, PreshuffleCounter.MAPS_PULLED), all);
+    assertEquals(0, get(push, PreshuffleCounter.DISCARDED_BYTES), all);
+    assertTrue(get(push, PreshuffleCounter.LEFTOVER_BYTES) > 0, all);
+    assertEquals(4, push.findCounter(TaskCounter.SHUFFLED_MAPS).getValue(), all);
   }
 
   @Test

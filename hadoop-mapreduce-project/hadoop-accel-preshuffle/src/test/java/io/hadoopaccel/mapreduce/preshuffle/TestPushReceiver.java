@@ -58,6 +58,11 @@ class TestPushReceiver {
     }
 
     @Override
+    public boolean left(TaskAttemptID map, int spills, int firstLeft) {
+      return false;
+    }
+
+    @Override
     public synchronized void refused(String peer, String why) {
       refusedPeers.add(why);
     }

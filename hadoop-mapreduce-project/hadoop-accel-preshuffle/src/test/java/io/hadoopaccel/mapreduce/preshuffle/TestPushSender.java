@@ -1,6 +1,7 @@
 package io.hadoopaccel.mapreduce.preshuffle;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.DataInputStream;
@@ -30,7 +31,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The sender against real receivers: order per reducer, and several reducers at once. */
+/** The sender against real receivers: order per reducer, several at once, and leftovers. */
 class TestPushSender {
   private static final JobID JOB = new JobID("1700000000000", 9);
   private static final TaskAttemptID MAP =
@@ -81,6 +82,51 @@ class TestPushSender {
     }
 
     @Override
+    public boolean left(TaskAttemptID map, int spills, int firstLeft) {
+      return false;
+    }
+
+    @Override
+    public void refused(String peer, String why) {}
+  }
+
+  /** A reducer's sink that cannot store one spill of every map; records the rest. */
+  private static final class FailingSink implements PushSink {
+    final List<String> got = new ArrayList<>();
+    final int failSpill;
+
+    FailingSink(int failSpill) {
+      this.failSpill = failSpill;
+    }
+
+    @Override
+    public String refusal(TaskAttemptID map) {
+      return null;
+    }
+
+    @Override
+    public synchronized void receive(TaskAttemptID map, int spill, int progress,
+        long rawLength, long partLength, InputStream in) throws IOException {
+      new DataInputStream(in).readFully(new byte[(int) partLength]);
+      if (spill == failSpill) {
+        throw new IOException("disk full");
+      }
+      got.add("spill " + spill);
+    }
+
+    @Override
+    public synchronized boolean done(TaskAttemptID map, int spills) {
+      got.add("done " + spills);
+      return got.size() == spills + 1;
+    }
+
+    @Override
+    public synchronized boolean left(TaskAttemptID map, int spills, int firstLeft) {
+      got.add("left " + spills + " from " + firstLeft);
+      return true;
+    }
+
+    @Override
     public void refused(String peer, String why) {}
   }
 
@@ -105,10 +151,15 @@ class TestPushSender {
     return new Path[] {data, indexFile};
   }
 
-  private List<MeetingSink> pushTwoSpills(int streams) throws Exception {
+  private JobConf jobConf() {
     JobConf conf = new JobConf(false);
     conf.setNumReduceTasks(REDUCES);
     conf.set(MRJobConfig.MAPREDUCE_JOB_DIR, tmp.resolve("jobdir").toUri().toString());
+    return conf;
+  }
+
+  private List<MeetingSink> pushTwoSpills(int streams) throws Exception {
+    JobConf conf = jobConf();
     ReducerRegistry registry = new ReducerRegistry(conf);
     CyclicBarrier barrier = new CyclicBarrier(REDUCES);
     AtomicBoolean met = new AtomicBoolean();
@@ -131,6 +182,45 @@ class TestPushSender {
     sender.close(); // waits (bounded) for every push and done marker
     sinks.forEach(s -> s.received.add(met.get() ? "met" : "alone"));
     return sinks;
+  }
+
+  @Test
+  void aReducerThatCouldNotStoreASpillPullsOnlyTheSpillsFromThatOne() throws Exception {
+    JobConf conf = jobConf();
+    ReducerRegistry registry = new ReducerRegistry(conf);
+    List<FailingSink> sinks = new ArrayList<>();
+    for (int r = 0; r < REDUCES; r++) {
+      FailingSink sink = new FailingSink(r == 1 ? 1 : -1);
+      PushReceiver receiver = new PushReceiver(JOB, r, KEY, 2, 5_000, sink);
+      receivers.add(receiver);
+      sinks.add(sink);
+      registry.register(r, 0, "localhost", receiver.port());
+    }
+    PushSender sender = new PushSender(MAP, conf, KEY, Reporter.NULL, registry, () -> 500,
+        5_000, 10, 20_000, 2);
+    for (int n = 0; n < 3; n++) {
+      Path[] files = spill(conf, n);
+      sender.spillWritten(n, new org.apache.hadoop.fs.Path(files[0].toUri()),
+          new org.apache.hadoop.fs.Path(files[1].toUri()));
+    }
+    sender.outputFinal();
+    sender.close();
+    assertEquals(List.of("spill 0", "spill 1", "spill 2", "done 3"), sinks.get(0).got);
+    assertEquals(List.of("spill 0", "left 3 from 1"), sinks.get(1).got);
+    assertEquals(sinks.get(0).got, sinks.get(2).got);
+    // Spills 1 and 2 of partition 1 wait where stock's handler serves map outputs.
+    assertFalse(Files.exists(tmp.resolve("output").resolve(PushProtocol.leftover(MAP, 0)
+        .toString())));
+    for (int n = 1; n < 3; n++) {
+      Path out = tmp.resolve("output").resolve(PushProtocol.leftover(MAP, n).toString());
+      assertEquals("s" + n + "r1",
+          new String(Files.readAllBytes(out.resolve("file.out")), StandardCharsets.UTF_8));
+      SpillRecord index = new SpillRecord(
+          new org.apache.hadoop.fs.Path(out.resolve("file.out.index").toUri()), conf);
+      assertEquals(4, index.getIndex(1).partLength);
+      assertEquals(0, index.getIndex(0).partLength);
+      assertEquals(0, index.getIndex(2).partLength);
+    }
   }
 
   @Test

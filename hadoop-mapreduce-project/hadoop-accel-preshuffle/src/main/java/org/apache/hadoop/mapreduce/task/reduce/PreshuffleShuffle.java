@@ -3,6 +3,7 @@ package org.apache.hadoop.mapreduce.task.reduce;
 import io.hadoopaccel.common.conf.AccelConfiguration;
 import io.hadoopaccel.mapreduce.preshuffle.PreshuffleConfigKeys;
 import io.hadoopaccel.mapreduce.preshuffle.PreshuffleCounter;
+import io.hadoopaccel.mapreduce.preshuffle.PushProtocol;
 import io.hadoopaccel.mapreduce.preshuffle.PushReceiver;
 import io.hadoopaccel.mapreduce.preshuffle.ReducerRegistry;
 import java.io.IOException;
@@ -170,12 +171,38 @@ public class PreshuffleShuffle<K, V> implements ShuffleConsumerPlugin<K, V>, Exc
     return records;
   }
 
+  /**
+   * The merge manager as the fetchers see it: a leftover spill is reserved as a pushed segment
+   * is, under a name of its own (stock names every output of a map alike on disk).
+   */
+  private final MergeManager<K, V> leftoversApart = new MergeManager<K, V>() {
+    @Override
+    public void waitForResource() throws InterruptedException {
+      merger.waitForResource();
+    }
+
+    @Override
+    public MapOutput<K, V> reserve(TaskAttemptID mapId, long size, int fetcher)
+        throws IOException {
+      if (PushProtocol.isLeftover(mapId)) {
+        return pushed.reserveLeftover(PushProtocol.leftoverOf(mapId),
+            PushProtocol.leftoverSpill(mapId), size);
+      }
+      return merger.reserve(mapId, size, fetcher);
+    }
+
+    @Override
+    public RawKeyValueIterator close() throws Throwable {
+      return merger.close();
+    }
+  };
+
   @SuppressWarnings("unchecked")
   private Fetcher<K, V>[] newFetchers(int n) {
     Fetcher<K, V>[] fetchers = new Fetcher[n];
     for (int i = 0; i < n; i++) {
-      fetchers[i] = new Fetcher<>(conf, context.getReduceId(), scheduler, merger, reporter,
-          metrics, this, context.getReduceTask().getShuffleSecret());
+      fetchers[i] = new Fetcher<>(conf, context.getReduceId(), scheduler, leftoversApart,
+          reporter, metrics, this, context.getReduceTask().getShuffleSecret());
     }
     return fetchers;
   }

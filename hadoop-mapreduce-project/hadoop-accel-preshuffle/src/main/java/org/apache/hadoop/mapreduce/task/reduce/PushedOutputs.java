@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A reducer's pushed segments, held per map attempt until the ApplicationMaster says which
  * attempt of the map SUCCEEDED. Only then, and only if that attempt pushed every one of its
- * spills, do its segments reach the merge; everything any other attempt pushed is discarded.
+ * spills, or a prefix of them and left the rest to be pulled, do its segments reach the merge;
+ * everything any other attempt pushed is discarded.
  * Small segments go to memory through the merge manager's own reservation (so the shuffle's
  * memory bound holds) while held segments stay under an eighth of it; the rest go to local disk.
  * Held segments cannot be merged until their map succeeds, so they must not crowd out stock's
@@ -41,11 +42,40 @@ final class PushedOutputs<K, V> implements PushSink {
   private final class Pushed {
     final TreeMap<Integer, MapOutput<K, V>> segments = new TreeMap<>();
     int spills = -1;
+    int firstLeft = -1; // the map left the spills from here on to be pulled
     int progress; // of the map's input, in thousandths, covered by the segments held
 
+    /** How many spills from the first on are held without a gap. */
+    int prefix() {
+      int n = 0;
+      while (segments.containsKey(n)) {
+        n++;
+      }
+      return n;
+    }
+
     boolean complete() {
-      return spills >= 0 && segments.size() == spills
-          && (spills == 0 || segments.lastKey() == spills - 1);
+      return spills >= 0 && segments.size() == spills && prefix() == spills;
+    }
+
+    /** Complete once the spills from {@link #prefix()} on are pulled. */
+    boolean completedByPull() {
+      return firstLeft >= 0 && segments.size() == prefix() && prefix() >= firstLeft;
+    }
+  }
+
+  /** What the SUCCEEDED attempt of a map brought by push. */
+  static final class Claim<K, V> {
+    /** Spills 0 to {@code pullFrom - 1}, in order. */
+    final List<MapOutput<K, V>> segments;
+    final int spills;
+    /** The first spill to pull as a leftover output; {@code spills} if none. */
+    final int pullFrom;
+
+    Claim(List<MapOutput<K, V>> segments, int spills, int pullFrom) {
+      this.segments = segments;
+      this.spills = spills;
+      this.pullFrom = pullFrom;
     }
   }
 
@@ -151,7 +181,21 @@ final class PushedOutputs<K, V> implements PushSink {
     }
   }
 
+  /**
+   * Where a pulled leftover spill of {@code map} goes: memory or local disk as a pushed
+   * segment would, under a name of its own (stock would name every spill of the map alike).
+   */
+  MapOutput<K, V> reserveLeftover(TaskAttemptID map, int spill, long rawLength)
+      throws IOException {
+    return reserve(map, "_left" + spill, rawLength);
+  }
+
   private MapOutput<K, V> reserve(TaskAttemptID map, int spill, long rawLength)
+      throws IOException {
+    return reserve(map, "_push" + spill, rawLength);
+  }
+
+  private MapOutput<K, V> reserve(TaskAttemptID map, String suffix, long rawLength)
       throws IOException {
     synchronized (this) {
       if (rawLength <= heldSegmentMax && heldInMemory + rawLength <= heldMemoryCap) {
@@ -166,7 +210,7 @@ final class PushedOutputs<K, V> implements PushSink {
       }
     }
     Path path = mapOutputFile.getInputFileForWrite(map.getTaskID(), rawLength)
-        .suffix("_" + map.getId() + "_push" + spill);
+        .suffix("_" + map.getId() + suffix);
     return new OnDiskMapOutput<>(map, merger, rawLength, conf, FETCHER_ID, true,
         FileSystem.getLocal(conf).getRaw(), path);
   }
@@ -179,16 +223,28 @@ final class PushedOutputs<K, V> implements PushSink {
   }
 
   @Override
+  public synchronized boolean left(TaskAttemptID map, int spills, int firstLeft) {
+    Pushed p = byAttempt.computeIfAbsent(map, m -> new Pushed());
+    p.spills = spills;
+    if (spills > 0 && PushProtocol.leftover(map, spills - 1) != null) {
+      p.firstLeft = firstLeft; // else no names for its leftovers: it is pulled whole
+    }
+    return p.complete() || p.completedByPull();
+  }
+
+  @Override
   public void refused(String peer, String why) {
     reporter.incrCounter(PreshuffleCounter.REFUSED_CONNECTIONS, 1);
   }
 
   /**
-   * The map's SUCCEEDED attempt: its segments, in spill order, if it pushed all of them;
-   * otherwise null and the map is pulled. Either way no other push of the map is taken.
+   * The map's SUCCEEDED attempt: its segments, in spill order, if it pushed all of them or a
+   * prefix and left the rest to be pulled; otherwise null and the map is pulled whole. Either
+   * way no other push of the map is taken. The caller releases (merges) or discards what
+   * it takes.
    */
-  List<MapOutput<K, V>> claim(TaskAttemptID winner) {
-    List<MapOutput<K, V>> taken = null;
+  Claim<K, V> claim(TaskAttemptID winner) {
+    Claim<K, V> taken = null;
     List<Pushed> dropped = new ArrayList<>();
     synchronized (this) {
       resolved.add(winner.getTaskID());
@@ -199,11 +255,9 @@ final class PushedOutputs<K, V> implements PushSink {
           continue;
         }
         it.remove();
-        if (e.getKey().equals(winner) && e.getValue().complete()) {
-          taken = new ArrayList<>(e.getValue().segments.values());
-          for (MapOutput<K, V> out : taken) {
-            release(out);
-          }
+        Pushed p = e.getValue();
+        if (e.getKey().equals(winner) && (p.complete() || p.completedByPull())) {
+          taken = new Claim<>(new ArrayList<>(p.segments.values()), p.spills, p.prefix());
         } else {
           dropped.add(e.getValue());
         }
@@ -240,7 +294,7 @@ final class PushedOutputs<K, V> implements PushSink {
     p.segments.values().forEach(this::discard);
   }
 
-  private void discard(MapOutput<K, V> out) {
+  void discard(MapOutput<K, V> out) {
     synchronized (this) {
       release(out);
     }
@@ -248,7 +302,8 @@ final class PushedOutputs<K, V> implements PushSink {
     out.abort();
   }
 
-  private void release(MapOutput<K, V> out) {
+  /** A held segment leaves this object's memory cap: merged, or dropped. */
+  synchronized void release(MapOutput<K, V> out) {
     if (out instanceof InMemoryMapOutput) {
       heldInMemory -= out.getSize();
     }

@@ -89,12 +89,37 @@ class TestPushedOutputs {
     receive(winner, 1, 1000);
     assertEquals(false, pushed.done(loser, 2));
     assertEquals(true, pushed.done(winner, 2));
-    List<MapOutput<Text, Text>> taken = pushed.claim(winner);
+    PushedOutputs.Claim<Text, Text> taken = pushed.claim(winner);
     assertNotNull(taken);
-    assertEquals(2, taken.size());
-    taken.forEach(MapOutput::abort); // not merged here
+    assertEquals(2, taken.segments.size());
+    assertEquals(2, taken.pullFrom, "nothing left to pull");
+    taken.segments.forEach(pushed::discard); // not merged here
     assertEquals(0f, pushed.pendingMaps(), 1e-6);
     assertEquals("the map's output is already taken", pushed.refusal(loser));
+  }
+
+  @Test
+  void aPrefixOfTheSpillsIsTakenWhenTheMapLeftTheRestToPull() throws IOException {
+    TaskAttemptID map = attempt(TaskType.MAP, 3, 0);
+    receive(map, 0, 300);
+    receive(map, 1, 600);
+    assertEquals(false, pushed.left(map, 4, 3), "spill 2 was neither pushed nor left");
+    assertEquals(true, pushed.left(map, 4, 2));
+    receive(map, 2, 800); // a push cut at close that arrived after all: pull only spill 3
+    PushedOutputs.Claim<Text, Text> taken = pushed.claim(map);
+    assertNotNull(taken);
+    assertEquals(List.of(3, 4), List.of(taken.segments.size(), taken.spills));
+    assertEquals(3, taken.pullFrom);
+    taken.segments.forEach(pushed::discard);
+  }
+
+  @Test
+  void aGapInThePushedSpillsMeansAWholePull() throws IOException {
+    TaskAttemptID map = attempt(TaskType.MAP, 4, 0);
+    receive(map, 0, 300);
+    receive(map, 2, 900); // spill 1 went to an earlier attempt of this reduce
+    assertEquals(false, pushed.left(map, 3, 1));
+    assertNull(pushed.claim(map));
   }
 
   /** Pushes a one-record IFile segment of {@code map}, as a map's spill holds it. */
