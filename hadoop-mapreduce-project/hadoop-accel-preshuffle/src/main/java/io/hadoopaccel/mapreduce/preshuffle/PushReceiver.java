@@ -22,18 +22,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A reducer's push endpoint: a listening socket, and at most {@code threads} connections taken
+ * A reducer's push endpoint: a listening socket, at most {@code 4 * threads} connections taken
  * from it at once (the rest wait unauthenticated in the kernel's listen queue, bounded, until
- * the pushing map's timeout). Every connection proves the job token before any data is read,
- * and every read and write is bounded by the socket timeout.
+ * the pushing map's timeout), and at most {@code threads} of them storing segment data. Done
+ * and LEFT markers never wait for a segment to finish: with the data threads busy receiving
+ * slow pushes, they queued behind them past the map's timeout (12 of 32 map outputs pulled
+ * whole on the shuffle-bound xie-psp variant). Every connection proves the job token before
+ * any data is read, and every read and write is bounded by the socket timeout.
  */
 public final class PushReceiver implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(PushReceiver.class);
   private static final int BACKLOG = 64;
+  private static final int CONNECTIONS_PER_THREAD = 4;
 
   private final ServerSocket server;
   private final ExecutorService workers;
+  /** Connections taken from the listen queue: headers being read, markers, segments. */
   private final Semaphore slots;
+  /** Connections storing segment data. */
+  private final Semaphore dataSlots;
   private final Thread acceptor;
   private final JobID job;
   private final int partition;
@@ -51,8 +58,9 @@ public final class PushReceiver implements Closeable {
     this.sink = sink;
     this.server = new ServerSocket();
     server.bind(new InetSocketAddress(0), BACKLOG);
-    this.slots = new Semaphore(threads);
-    this.workers = Executors.newFixedThreadPool(threads, r -> {
+    this.slots = new Semaphore(CONNECTIONS_PER_THREAD * threads);
+    this.dataSlots = new Semaphore(threads, true);
+    this.workers = Executors.newFixedThreadPool(CONNECTIONS_PER_THREAD * threads, r -> {
       Thread t = new Thread(r, "preshuffle-receiver");
       t.setDaemon(true);
       return t;
@@ -126,13 +134,32 @@ public final class PushReceiver implements Closeable {
       out.flush();
       return;
     }
-    out.writeByte(PushProtocol.ACCEPT);
-    out.writeUTF(h.replyHash(key));
-    out.flush();
+    boolean segment = h.kind == PushProtocol.SEGMENT;
+    // A segment waits for a data thread before it is accepted, bounded by the map's read
+    // timeout (past it the map stops pushing here and leaves the rest to be pulled).
+    try {
+      if (segment && !dataSlots.tryAcquire(timeoutMs, TimeUnit.MILLISECONDS)) {
+        return;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    try {
+      out.writeByte(PushProtocol.ACCEPT);
+      out.writeUTF(h.replyHash(key));
+      out.flush();
+      if (segment) {
+        // The sink reads exactly partLength bytes (stock's IFileInputStream, checksum verified).
+        sink.receive(map, h.spill, h.progress, h.rawLength, h.partLength, in);
+      }
+    } finally {
+      if (segment) {
+        dataSlots.release();
+      }
+    }
     boolean ok;
-    if (h.kind == PushProtocol.SEGMENT) {
-      // The sink reads exactly partLength bytes (stock's IFileInputStream, checksum verified).
-      sink.receive(map, h.spill, h.progress, h.rawLength, h.partLength, in);
+    if (segment) {
       ok = true;
     } else if (h.kind == PushProtocol.DONE) {
       ok = sink.done(map, h.spill);

@@ -2,6 +2,7 @@ package io.hadoopaccel.mapreduce.preshuffle;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hadoopaccel.mapreduce.preshuffle.PushProtocol.Header;
 import java.io.ByteArrayOutputStream;
@@ -13,6 +14,11 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import javax.crypto.SecretKey;
 import org.apache.hadoop.mapreduce.JobID;
 import org.apache.hadoop.mapreduce.TaskAttemptID;
@@ -37,6 +43,9 @@ class TestPushReceiver {
     final List<String> received = new ArrayList<>();
     final List<String> refusedPeers = new ArrayList<>();
     String refusal;
+    /** When set, every segment waits in receive() until it opens; entered counts arrivals. */
+    volatile CountDownLatch gate;
+    final CountDownLatch entered = new CountDownLatch(2);
 
     @Override
     public String refusal(TaskAttemptID map) {
@@ -44,16 +53,28 @@ class TestPushReceiver {
     }
 
     @Override
-    public synchronized void receive(TaskAttemptID map, int spill, int progress,
+    public void receive(TaskAttemptID map, int spill, int progress,
         long rawLength, long partLength, InputStream in) throws IOException {
+      if (gate != null) {
+        entered.countDown();
+        try {
+          if (!gate.await(30, TimeUnit.SECONDS)) {
+            throw new IOException("gate never opened");
+          }
+        } catch (InterruptedException e) {
+          throw new IOException(e);
+        }
+      }
       byte[] b = new byte[(int) partLength];
       new DataInputStream(in).readFully(b);
-      received.add(map + "/" + spill + "@" + progress + "/"
-          + new String(b, StandardCharsets.UTF_8));
+      synchronized (this) {
+        received.add(map + "/" + spill + "@" + progress + "/"
+            + new String(b, StandardCharsets.UTF_8));
+      }
     }
 
     @Override
-    public boolean done(TaskAttemptID map, int spills) {
+    public synchronized boolean done(TaskAttemptID map, int spills) {
       return received.size() == spills;
     }
 
@@ -113,6 +134,37 @@ class TestPushReceiver {
     assertEquals(PushProtocol.ACCEPT, answers[0]);
     assertEquals(PushProtocol.OK, answers[1]);
     assertEquals(List.of(MAP + "/0@375/segment"), sink.received);
+  }
+
+  @Test
+  void aMarkerIsAnsweredWhileEveryDataThreadIsBusy() throws Exception {
+    sink.gate = new CountDownLatch(1);
+    ExecutorService maps = Executors.newFixedThreadPool(2);
+    try {
+      List<Future<byte[]>> segments = new ArrayList<>();
+      for (int i = 0; i < 2; i++) {
+        segments.add(maps.submit(() -> push(KEY, MAP, 1, new byte[] {'x'})));
+      }
+      assertTrue(sink.entered.await(30, TimeUnit.SECONDS), "both data threads busy");
+      // Both of the receiver's 2 data threads hold a segment; a done marker still gets in.
+      try (Socket s = new Socket("localhost", receiver.port())) {
+        s.setSoTimeout(5_000);
+        DataOutputStream out = new DataOutputStream(s.getOutputStream());
+        DataInputStream in = new DataInputStream(s.getInputStream());
+        String hash = new Header(PushProtocol.DONE, MAP.toString(), 1, 2, PushProtocol.WHOLE,
+            0, 0).write(out, KEY);
+        assertEquals(PushProtocol.ACCEPT, in.readByte());
+        PushProtocol.verifyReply(in.readUTF(), hash, KEY);
+        assertEquals(PushProtocol.FAILED, in.readByte(), "the two segments are not stored yet");
+      }
+      sink.gate.countDown();
+      for (Future<byte[]> f : segments) {
+        assertEquals(PushProtocol.OK, f.get(30, TimeUnit.SECONDS)[1]);
+      }
+    } finally {
+      sink.gate.countDown();
+      maps.shutdownNow();
+    }
   }
 
   @Test
