@@ -410,8 +410,11 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
       }
       synchronized (this) {
         if (state[r] == State.LEAVING) {
-          state[r] = State.PARTLY_LEFT;
-          reporter.incrCounter(PreshuffleCounter.PUSHES_PARTLY_LEFT, 1);
+          // Left nothing (only its done marker was missing): the reducer has it all.
+          boolean whole = first == spills;
+          state[r] = whole ? State.DONE : State.PARTLY_LEFT;
+          reporter.incrCounter(whole ? PreshuffleCounter.PUSHES_COMPLETED
+              : PreshuffleCounter.PUSHES_PARTLY_LEFT, 1);
         }
         notifyAll();
       }
