@@ -395,31 +395,19 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
       spills = finalSpills;
       first = firstLeft[r];
     }
-    Header h = new Header(PushProtocol.LEFT, map.toString(), r, spills, PushProtocol.WHOLE,
-        first, 0);
-    try (Socket socket = connect(to)) {
-      DataOutputStream out = new DataOutputStream(new BufferedOutputStream(
-          socket.getOutputStream()));
-      DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
-      if (!accepted(h, out, in, r)) {
-        return;
+    if (!marker(r, to, new Header(PushProtocol.LEFT, map.toString(), r, spills,
+        PushProtocol.WHOLE, first, 0), "reducer does not hold the spills before " + first)) {
+      return;
+    }
+    synchronized (this) {
+      if (state[r] == State.LEAVING) {
+        // Left nothing (only its done marker was missing): the reducer has it all.
+        boolean whole = first == spills;
+        state[r] = whole ? State.DONE : State.PARTLY_LEFT;
+        reporter.incrCounter(whole ? PreshuffleCounter.PUSHES_COMPLETED
+            : PreshuffleCounter.PUSHES_PARTLY_LEFT, 1);
       }
-      if (in.readByte() != PushProtocol.OK) {
-        abandon(r, "reducer does not hold the spills before " + first);
-        return;
-      }
-      synchronized (this) {
-        if (state[r] == State.LEAVING) {
-          // Left nothing (only its done marker was missing): the reducer has it all.
-          boolean whole = first == spills;
-          state[r] = whole ? State.DONE : State.PARTLY_LEFT;
-          reporter.incrCounter(whole ? PreshuffleCounter.PUSHES_COMPLETED
-              : PreshuffleCounter.PUSHES_PARTLY_LEFT, 1);
-        }
-        notifyAll();
-      }
-    } catch (IOException e) {
-      abandon(r, e.toString());
+      notifyAll();
     }
   }
 
@@ -428,26 +416,34 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
     synchronized (this) {
       spills = finalSpills;
     }
-    Header h = new Header(PushProtocol.DONE, map.toString(), r, spills, PushProtocol.WHOLE, 0,
-        0);
+    if (!marker(r, to, new Header(PushProtocol.DONE, map.toString(), r, spills,
+        PushProtocol.WHOLE, 0, 0), "reducer is missing a segment")) {
+      return;
+    }
+    synchronized (this) {
+      state[r] = State.DONE;
+      notifyAll();
+    }
+    reporter.incrCounter(PreshuffleCounter.PUSHES_COMPLETED, 1);
+  }
+
+  /** Sends a done or LEFT marker; true if the reducer answered OK, else r is abandoned. */
+  private boolean marker(int r, InetSocketAddress to, Header h, String failure) {
     try (Socket socket = connect(to)) {
       DataOutputStream out = new DataOutputStream(new BufferedOutputStream(
           socket.getOutputStream()));
       DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
       if (!accepted(h, out, in, r)) {
-        return;
+        return false;
       }
       if (in.readByte() != PushProtocol.OK) {
-        abandon(r, "reducer is missing a segment");
-        return;
+        abandon(r, failure);
+        return false;
       }
-      synchronized (this) {
-        state[r] = State.DONE;
-        notifyAll();
-      }
-      reporter.incrCounter(PreshuffleCounter.PUSHES_COMPLETED, 1);
+      return true;
     } catch (IOException e) {
       abandon(r, e.toString());
+      return false;
     }
   }
 
