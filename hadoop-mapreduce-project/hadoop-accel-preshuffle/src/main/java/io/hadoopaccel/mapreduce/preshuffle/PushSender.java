@@ -19,6 +19,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 import javax.crypto.SecretKey;
 import org.apache.hadoop.fs.Path;
@@ -505,15 +506,7 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
     long deadline = System.nanoTime() / 1_000_000 + drainMs;
     List<Socket> cut = new ArrayList<>();
     synchronized (this) {
-      try {
-        long left;
-        while (threads.stream().anyMatch(Thread::isAlive) && anyPending()
-            && (left = deadline - System.nanoTime() / 1_000_000) > 0) {
-          wait(left);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      awaitWhile(() -> threads.stream().anyMatch(Thread::isAlive) && anyPending(), deadline);
       leaving = true;
       for (int r = 0; r < state.length; r++) {
         if (state[r] == State.PENDING || state[r] == State.STOPPED) {
@@ -533,16 +526,8 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
     }
     leaveRest();
     synchronized (this) {
-      long markersBy = System.nanoTime() / 1_000_000 + timeoutMs;
-      try {
-        long left;
-        while (threads.stream().anyMatch(Thread::isAlive) && has(State.LEAVING)
-            && (left = markersBy - System.nanoTime() / 1_000_000) > 0) {
-          wait(left);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      awaitWhile(() -> threads.stream().anyMatch(Thread::isAlive) && has(State.LEAVING),
+          System.nanoTime() / 1_000_000 + timeoutMs);
       for (int r = 0; r < state.length; r++) {
         if (state[r] == State.STOPPED || state[r] == State.LEAVING) {
           // Its leftovers stay on disk: a LEFT marker that arrives after all is still true.
@@ -574,6 +559,19 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
     }
   }
 
+  /** Waits (holding this object's lock) while the condition holds, until a deadline (ms). */
+  private void awaitWhile(BooleanSupplier condition, long deadlineMs) {
+    try {
+      long left;
+      while (condition.getAsBoolean()
+          && (left = deadlineMs - System.nanoTime() / 1_000_000) > 0) {
+        wait(left);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   private boolean has(State wanted) {
     for (State s : state) {
       if (s == wanted) {
@@ -593,15 +591,7 @@ public final class PushSender implements SpillWatchingOutputFiles.Listener, Clos
     Spill[] all;
     synchronized (this) {
       // Once no push is under way, next[r] is the number of spills reducer r acknowledged.
-      long waitUntil = System.nanoTime() / 1_000_000 + timeoutMs;
-      try {
-        long left;
-        while (anyInFlightSegment() && (left = waitUntil - System.nanoTime() / 1_000_000) > 0) {
-          wait(left);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      awaitWhile(this::anyInFlightSegment, System.nanoTime() / 1_000_000 + timeoutMs);
       spillCount = finalSpills;
       for (int r = 0; r < state.length; r++) {
         boolean leaveable = state[r] == State.STOPPED && spillCount > 0 && !inFlight[r]
